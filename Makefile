@@ -1,0 +1,42 @@
+# ollm build and test entry points. `make test` is what CI runs.
+GO        ?= go
+NPM_DIR   := .deps/npm
+NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+
+.PHONY: all build test fmt-check vet unit deps bench install clean
+
+all: build
+
+build:
+	$(GO) build -o bin/ollm ./cmd/ollm
+
+install:
+	$(GO) install ./cmd/ollm
+
+# deps installs what the tests need outside Go: the MCP reference servers,
+# into a git-ignored folder. It is a no-op when they are already there.
+deps: $(NPM_DIR)/.installed
+
+$(NPM_DIR)/.installed:
+	mkdir -p $(NPM_DIR)
+	cd $(NPM_DIR) && ( [ -f package.json ] || echo '{"private":true}' > package.json ) && \
+		npm install --no-audit --no-fund --loglevel=error $(NPM_PKGS)
+	touch $@
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.deps/*')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit: deps
+	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -race -count=1 ./...
+
+test: fmt-check vet unit
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./profiles/...
+
+clean:
+	rm -rf bin .deps

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ExitCode is the process exit status.
+type ExitCode int
+
+// Exit codes. Scripts may rely on them; docs/cli.md lists them.
+const (
+	ExitOK        ExitCode = 0   // success
+	ExitError     ExitCode = 1   // a command failed
+	ExitConfig    ExitCode = 2   // invalid flags, profile, manifest or lock
+	ExitSecurity  ExitCode = 3   // hash mismatch, untrusted code refused
+	ExitBlocked   ExitCode = 4   // a hook or the policy blocked the operation
+	ExitCancelled ExitCode = 130 // interrupted
+)
+
+// FlagError is a usage error: bad flags or arguments.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// ConfigError is an invalid configuration; its message already names the
+// files and positions.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// SecurityError is a refused hash or trust check.
+type SecurityError struct{ Err error }
+
+func (e *SecurityError) Error() string { return e.Err.Error() }
+func (e *SecurityError) Unwrap() error { return e.Err }
+
+// BlockedError is an operation a hook or the policy stopped.
+type BlockedError struct{ Err error }
+
+func (e *BlockedError) Error() string { return e.Err.Error() }
+func (e *BlockedError) Unwrap() error { return e.Err }
+
+// SilentError exits non-zero without printing: the command said it already.
+type SilentError struct{ Code ExitCode }
+
+func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// ErrCancelled is returned when the user interrupts.
+var ErrCancelled = errors.New("cancelled")
+
+// exitCodeFor maps an error to its exit code, in one place.
+func exitCodeFor(err error) ExitCode {
+	var (
+		fe *FlagError
+		ce *ConfigError
+		se *SecurityError
+		be *BlockedError
+		si *SilentError
+	)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &si):
+		return si.Code
+	case errors.Is(err, ErrCancelled):
+		return ExitCancelled
+	case errors.As(err, &se):
+		return ExitSecurity
+	case errors.As(err, &fe), errors.As(err, &ce):
+		return ExitConfig
+	case errors.As(err, &be):
+		return ExitBlocked
+	default:
+		return ExitError
+	}
+}

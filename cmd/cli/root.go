@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs ollm with the process's arguments and returns its exit code.
+func Main() ExitCode {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := NewFactory(ctx)
+	return Run(f, os.Args[1:])
+}
+
+// Run executes the command line args against f and maps the result to an
+// exit code. Errors are printed once, here.
+func Run(f *Factory, args []string) ExitCode {
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	cmd, err := root.ExecuteContextC(f.Context)
+	if err == nil {
+		return ExitOK
+	}
+	var si *SilentError
+	if !errors.As(err, &si) {
+		fmt.Fprintf(f.IO.ErrOut, "ollm: %v\n", err)
+		var fe *FlagError
+		if errors.As(err, &fe) && cmd != nil {
+			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		}
+	}
+	if f.Context.Err() != nil {
+		return ExitCancelled
+	}
+	return exitCodeFor(err)
+}
+
+// NewCmdRoot builds the command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ollm",
+		Short: "A terminal agent for local models, configured by one CUE profile",
+		Long: `ollm is a terminal agent for local models (Ollama first, OpenAI-compatible
+servers second). Its whole configuration - model, hooks, extensions, MCP
+servers, policy rules, settings and skills - is one CUE-validated profile:
+the builtin defaults, your user profile ($OLLM_HOME/profile.cue) and the
+workspace's ollm.cue, unified and pinned by ollm.lock.`,
+		Example: `  ollm profile init          # write a starter ollm.cue in this directory
+  ollm profile show          # print the resolved profile
+  ollm profile validate      # check every layer and extension manifest`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.Global.Workspace, "workspace", "C", "", "run as if started in `DIR`")
+	pf.StringArrayVar(&f.Global.Ext, "ext", nil, "load the extension at `PATH` for this run (wins over an installed copy)")
+	pf.StringVar(&f.Global.Model, "model", "", "use `NAME` as the model for this run")
+	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "log more detail to stderr")
+
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(f))
+	}
+	return root
+}
+
+// commands lists the top-level command constructors. Add one line per
+// command group (each lives in its own file).
+var commands = []func(*Factory) *cobra.Command{
+	newCmdVersion,
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ollm": func() { os.Exit(int(Main())) },
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar. Each script gets its own
+// OLLM_HOME and HOME inside its work directory, so nothing touches the real
+// home directory.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("OLLM_HOME", env.WorkDir+"/.ollm-home")
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("CI", "true")
+			return nil
+		},
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Cmds:          scriptCmds,
+	})
+}
+
+// scriptCmds are the commands scripts get beyond testscript's own.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// status N prog args... runs prog and checks that it exits with N;
+	// stdout and stderr are kept for the next checks.
+	"status": func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: status N prog [args...]")
+		}
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		got := 0
+		if err := ts.Exec(args[1], args[2:]...); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				ts.Fatalf("%s: %v", args[1], err)
+			}
+			got = ee.ExitCode()
+		}
+		if got != want {
+			ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+		}
+	},
+}

@@ -1,0 +1,36 @@
+package schema
+
+// LockVersion is the ollm.lock format version.
+const LockVersion = 1
+
+// LockHeader heads every lock file.
+const LockHeader = "This file is maintained by ollm. Do not edit it by hand; run `ollm profile lock`."
+
+// Lock is ollm.lock: what was asked for beside what it resolved to.
+// Entries are sorted by name so the same inputs give the same bytes.
+type Lock struct {
+	Comment    string          `json:"//"`
+	Version    int             `json:"version"`
+	Profiles   []LockedSource  `json:"profiles,omitempty"`   // team profiles from extends
+	Extensions []LockedSource  `json:"extensions,omitempty"` // extension sources
+	Packages   []LockedPackage `json:"packages,omitempty"`   // npx/uvx-launched MCP servers
+}
+
+// LockedSource pins one git or local source.
+type LockedSource struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`           // git URL or local path as written
+	Ref    string `json:"ref,omitempty"`    // as asked
+	Subdir string `json:"subdir,omitempty"` // as asked
+	Commit string `json:"commit,omitempty"` // resolved
+	Hash   string `json:"hash"`             // h1: over files and executable bits
+}
+
+// LockedPackage pins a package that an MCP server launches through a
+// package runner, so the server cannot drift between teammates.
+type LockedPackage struct {
+	Server  string `json:"server"`  // server name ("ext:server" for extension servers)
+	Runner  string `json:"runner"`  // "npx" | "pnpm dlx" | "uvx"
+	Package string `json:"package"` // as asked, e.g. "@scope/pkg" or "pkg@latest"
+	Version string `json:"version"` // resolved exact version
+}

@@ -1,0 +1,27 @@
+package schema
+
+// Manifest is an extension's manifest.json.
+type Manifest struct {
+	Name            string               `json:"name"`
+	Version         string               `json:"version"`
+	Description     string               `json:"description"`
+	MCPServers      map[string]MCPServer `json:"mcpServers,omitempty"`
+	Hooks           map[string][]Hook    `json:"hooks,omitempty"` // event -> hooks in manifest order
+	Settings        []Setting            `json:"settings,omitempty"`
+	Skills          []Skill              `json:"skills,omitempty"`
+	ContextFileName string               `json:"contextFileName,omitempty"`
+	ExcludeTools    []string             `json:"excludeTools,omitempty"`
+}
+
+// Setting declares one extension setting.
+type Setting struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	EnvVar      string `json:"envVar,omitempty"`
+	Sensitive   bool   `json:"sensitive"`
+	Required    bool   `json:"required"`
+	Type        string `json:"type"` // "string" | "number" | "boolean"
+	Default     any    `json:"default,omitempty"`
+	Enum        []any  `json:"enum,omitempty"`
+	Pattern     string `json:"pattern,omitempty"`
+}

@@ -1,0 +1,58 @@
+package schema
+
+// Scope says which discovery root an extension or hook came from. Trust is
+// decided by scope, never by looking at a path.
+type Scope string
+
+const (
+	ScopeBuiltin   Scope = "builtin"   // embedded in the binary
+	ScopeUser      Scope = "user"      // $OLLM_HOME/profile.cue, $OLLM_HOME/extensions
+	ScopeDirectory Scope = "directory" // extensions.directories (declared by a trusted layer)
+	ScopeWorkspace Scope = "workspace" // <ws>/ollm.cue, <ws>/.ollm/extensions, <ws>/.mcp.json
+	ScopeStore     Scope = "store"     // downloaded into the content-addressed store
+	ScopeFlag      Scope = "flag"      // --ext PATH for one run
+)
+
+// Layer is one input of the resolved profile.
+type Layer struct {
+	Scope  Scope  `json:"scope"`
+	File   string `json:"file"`
+	Digest string `json:"digest"` // sha256 of the bytes read
+}
+
+// Extension is a discovered, validated extension.
+type Extension struct {
+	Name     string   `json:"name"`
+	Dir      string   `json:"dir"`
+	Scope    Scope    `json:"scope"`
+	Format   string   `json:"format"` // "ollm" (manifest.json) | "gemini" (gemini-extension.json)
+	File     string   `json:"file"`   // the manifest file read
+	Hash     string   `json:"hash,omitempty"`
+	Shadows  []string `json:"shadows,omitempty"` // dirs of same-named copies it replaced
+	Manifest Manifest `json:"manifest"`
+}
+
+// Problem is an error kept visible without stopping the load: a skipped
+// manifest, a shadowed extension, an ignored workspace setting.
+type Problem struct {
+	Severity  string `json:"severity"` // "error" | "warning"
+	Extension string `json:"extension,omitempty"`
+	File      string `json:"file,omitempty"`
+	Pos       string `json:"pos,omitempty"` // file:line:col
+	Message   string `json:"message"`
+	Fix       string `json:"fix,omitempty"`
+}
+
+// Resolved is what the runtime loads: the unified profile, the extensions
+// discovered for it and every problem met on the way. It is stored as a
+// generation and cached by Digest.
+type Resolved struct {
+	Version    int         `json:"version"`
+	Digest     string      `json:"digest"` // over every input
+	Workspace  string      `json:"workspace,omitempty"`
+	Layers     []Layer     `json:"layers"`
+	Profile    Profile     `json:"profile"`
+	Extensions []Extension `json:"extensions,omitempty"`
+	Problems   []Problem   `json:"problems,omitempty"`
+	LockDigest string      `json:"lockDigest,omitempty"`
+}
