@@ -55,4 +55,14 @@ type Resolved struct {
 	Extensions []Extension `json:"extensions,omitempty"`
 	Problems   []Problem   `json:"problems,omitempty"`
 	LockDigest string      `json:"lockDigest,omitempty"`
+
+	// Where each list entry and server of Profile came from, for the trust
+	// model: HookScopes[i] is the layer of Profile.Hooks.Definitions[i],
+	// RuleScopes[i] of Profile.Policy.Rules[i], ServerScopes[name] of
+	// Profile.MCP.Servers[name], DirectoryScopes[i] of
+	// Profile.Extensions.Directories[i].
+	HookScopes      []Scope          `json:"hookScopes,omitempty"`
+	RuleScopes      []Scope          `json:"ruleScopes,omitempty"`
+	ServerScopes    map[string]Scope `json:"serverScopes,omitempty"`
+	DirectoryScopes []Scope          `json:"directoryScopes,omitempty"`
 }
