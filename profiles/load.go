@@ -1,0 +1,237 @@
+package profiles
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// Options says what to load.
+type Options struct {
+	Home      store.Home
+	Workspace store.Workspace
+	Ext       []string    // --ext PATH: extensions for this run only
+	Locked    []LockedDir // extensions pinned by the lock, in the store
+	Model     string      // --model: replaces model.name for this run
+	NoCache   bool        // always evaluate CUE
+}
+
+// LockedDir is a locked extension already present in the store.
+type LockedDir struct {
+	Name string
+	Dir  string
+	Hash string
+}
+
+// cacheVersion changes whenever the resolution logic changes, so an old
+// cache entry is never read by a new binary.
+const cacheVersion = "ollm-resolved-1"
+
+// Load resolves the profile. A *Error means the profile layers are invalid
+// (exit status 2); problems with single extensions are in
+// Resolved.Problems.
+func Load(opts Options) (*schema.Resolved, error) {
+	in, err := readLayers(opts)
+	if err != nil {
+		return nil, err
+	}
+	key := in.key(opts)
+	if !opts.NoCache {
+		if r, ok := readCache(opts, key); ok {
+			return r, nil
+		}
+	}
+	r, cands, err := resolve(opts, in)
+	if err != nil {
+		return nil, err
+	}
+	r.Digest = digestAll(key, cands)
+	if !opts.NoCache {
+		writeCache(opts.Home, key, r, cands)
+	}
+	return r, nil
+}
+
+// layerInput is a profile file's bytes.
+type layerInput struct {
+	scope schema.Scope
+	path  string
+	data  []byte
+}
+
+type inputs struct {
+	layers []layerInput
+	mcp    []byte // workspace .mcp.json, nil when absent
+}
+
+func readLayers(opts Options) (*inputs, error) {
+	in := &inputs{}
+	for _, l := range []struct {
+		scope schema.Scope
+		path  string
+	}{{schema.ScopeUser, opts.Home.Profile()}, {schema.ScopeWorkspace, workspaceProfile(opts)}} {
+		if l.path == "" {
+			continue
+		}
+		data, err := os.ReadFile(l.path)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, &Error{Diags: []Diagnostic{{Pos: l.path, Message: fmt.Sprintf("cannot read profile: %v", err)}}, Fix: "check the file's permissions"}
+		}
+		in.layers = append(in.layers, layerInput{l.scope, l.path, data})
+	}
+	if opts.Workspace.Root != "" {
+		if data, err := os.ReadFile(opts.Workspace.MCPJSON()); err == nil {
+			in.mcp = data
+		}
+	}
+	return in, nil
+}
+
+func workspaceProfile(opts Options) string {
+	if opts.Workspace.Root == "" {
+		return ""
+	}
+	return opts.Workspace.Profile()
+}
+
+// key digests everything but the extension manifests.
+func (in *inputs) key(opts Options) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Home.Dir, opts.Workspace.Root, opts.Model)
+	for _, name := range schemaAndBuiltinNames() {
+		fmt.Fprintf(h, "%s\x00", name)
+	}
+	for _, l := range in.layers {
+		fmt.Fprintf(h, "%s\x00%s\x00%d\x00", l.scope, l.path, len(l.data))
+		h.Write(l.data)
+	}
+	fmt.Fprintf(h, "mcp\x00%d\x00", len(in.mcp))
+	h.Write(in.mcp)
+	for _, e := range opts.Ext {
+		fmt.Fprintf(h, "ext\x00%s\x00", absOr(e))
+	}
+	for _, l := range opts.Locked {
+		fmt.Fprintf(h, "locked\x00%s\x00%s\x00%s\x00", l.Name, l.Dir, l.Hash)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// resolve evaluates CUE: the profile layers as one instance, then each
+// discovered manifest.
+func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
+	c, err := newCompiler()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := builtinLayer()
+	if err != nil {
+		return nil, nil, err
+	}
+	layers := []*layer{b}
+	r := &schema.Resolved{Version: schema.Version, Workspace: opts.Workspace.Root}
+	r.Layers = append(r.Layers, schema.Layer{Scope: schema.ScopeBuiltin, File: b.path, Digest: sha(b.data)})
+	var diags []Diagnostic
+	for _, li := range in.layers {
+		l, err := parseLayer(li.scope, li.path, li.data)
+		if err != nil {
+			diags = append(diags, diagnostics(err, nil)...)
+			continue
+		}
+		layers = append(layers, l)
+		r.Layers = append(r.Layers, schema.Layer{Scope: li.scope, File: li.path, Digest: sha(li.data)})
+	}
+	if len(diags) > 0 {
+		return nil, nil, &Error{Diags: diags, Fix: fixProfile}
+	}
+	r.Problems = append(r.Problems, dropWorkspaceTrust(layers)...)
+	r.ServerScopes = serverScopes(layers)
+	lists := extractLists(layers)
+	v, err := c.unifyProfile(layers, listsFile(lists))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := v.Decode(&r.Profile); err != nil {
+		return nil, nil, fmt.Errorf("decode resolved profile (a bug in ollm): %w", err)
+	}
+	r.RuleScopes, r.HookScopes, r.DirectoryScopes = lists.scopes[0], lists.scopes[1], lists.scopes[2]
+	if opts.Model != "" {
+		r.Profile.Model.Name = opts.Model
+	}
+	r.Problems = append(r.Problems, mergeMCPJSON(opts, in.mcp, r)...)
+	if !r.Profile.Extensions.Enabled {
+		return r, nil, nil
+	}
+	cands, probs := scan(discoverRoots(opts, r.Profile, r.DirectoryScopes))
+	r.Problems = append(r.Problems, probs...)
+	exts, probs := c.loadExtensions(cands)
+	r.Extensions = exts
+	r.Problems = append(r.Problems, probs...)
+	return r, cands, nil
+}
+
+// dropWorkspaceTrust removes hooks.trustWorkspace from the workspace layer:
+// a workspace cannot trust itself.
+func dropWorkspaceTrust(layers []*layer) []schema.Problem {
+	var out []schema.Problem
+	for _, l := range layers {
+		if l.scope != schema.ScopeWorkspace {
+			continue
+		}
+		for _, pos := range dropField(&l.file.Decls, []string{"hooks", "trustWorkspace"}) {
+			out = append(out, schema.Problem{Severity: "warning", File: l.path, Pos: pos.String(),
+				Message: "hooks.trustWorkspace is ignored in a workspace profile: a workspace cannot trust itself",
+				Fix:     "set it in your user profile ($OLLM_HOME/profile.cue), or approve this workspace with `ollm trust`"})
+		}
+	}
+	return out
+}
+
+// serverScopes records which layer declared each profile MCP server.
+func serverScopes(layers []*layer) map[string]schema.Scope {
+	out := map[string]schema.Scope{}
+	for _, l := range layers {
+		for _, f := range findFields(l.file.Decls, []string{"mcp", "servers", "*"}) {
+			name := labelName(f.Label)
+			if _, seen := out[name]; !seen || l.scope == schema.ScopeWorkspace {
+				out[name] = l.scope
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+func schemaAndBuiltinNames() []string {
+	// The embedded files are part of the binary; hashing their contents
+	// keeps the cache honest across builds with a changed schema.
+	var out []string
+	for _, f := range schemaFilesData() {
+		out = append(out, sha(f))
+	}
+	return out
+}
+
+// digestAll is the resolved profile's digest: the layer key plus every
+// manifest read.
+func digestAll(key string, cands []candidate) string {
+	h := sha256.New()
+	h.Write([]byte(key))
+	for _, c := range cands {
+		fmt.Fprintf(h, "\x00%s\x00%s", c.file, c.digest)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,183 @@
+package profiles
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	cuejson "cuelang.org/go/encoding/json"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Manifest file names, in the order they are looked for.
+const (
+	ManifestFile       = "manifest.json"
+	GeminiManifestFile = "gemini-extension.json"
+)
+
+// manifest validates one manifest file through the CUE schema and decodes
+// it. The diagnostics name the file and the position of each error.
+func (c *compiler) manifest(file string, data []byte, format string) (schema.Manifest, []Diagnostic) {
+	expr, err := cuejson.Extract(file, data)
+	if err != nil {
+		return schema.Manifest{}, diagnostics(err, nil)
+	}
+	def := "Manifest"
+	if format == "gemini" {
+		def = "GeminiManifest"
+	}
+	v := c.def(def).Unify(c.ctx.BuildExpr(expr))
+	if err := v.Validate(cue.Concrete(true)); err != nil {
+		return schema.Manifest{}, diagnostics(err, userPosIn(v))
+	}
+	var m schema.Manifest
+	if format == "gemini" {
+		var g geminiManifest
+		if err := v.Decode(&g); err != nil {
+			return m, []Diagnostic{{Pos: file, Message: err.Error()}}
+		}
+		m = g.convert()
+	} else if err := v.Decode(&m); err != nil {
+		return m, []Diagnostic{{Pos: file, Message: err.Error()}}
+	}
+	return m, checkPaths(v, m, filepath.Dir(file))
+}
+
+// checkPaths rejects manifest paths that leave the extension directory:
+// hook and server commands, path-like arguments, a server's cwd and the
+// context file.
+func checkPaths(v cue.Value, m schema.Manifest, dir string) []Diagnostic {
+	var out []Diagnostic
+	bad := func(p string, sel ...cue.Selector) {
+		pos := v.LookupPath(cue.MakePath(sel...)).Pos()
+		out = append(out, Diagnostic{
+			Pos:     pos.String(),
+			Path:    cue.MakePath(sel...).String(),
+			Message: fmt.Sprintf("%s: path %q escapes the extension directory %s", cue.MakePath(sel...), p, dir),
+		})
+	}
+	hooks := m.Hooks
+	for event, list := range hooks {
+		for i, h := range list {
+			base := []cue.Selector{cue.Str("hooks"), cue.Str(event), cue.Index(i)}
+			if escapes(h.Command) {
+				bad(h.Command, append(base, cue.Str("command"))...)
+			}
+			for j, a := range h.Args {
+				if escapes(a) {
+					bad(a, append(base, cue.Str("args"), cue.Index(j))...)
+				}
+			}
+		}
+	}
+	for name, s := range m.MCPServers {
+		base := []cue.Selector{cue.Str("mcpServers"), cue.Str(name)}
+		if escapes(s.Command) {
+			bad(s.Command, append(base, cue.Str("command"))...)
+		}
+		for j, a := range s.Args {
+			if escapes(a) {
+				bad(a, append(base, cue.Str("args"), cue.Index(j))...)
+			}
+		}
+		if escapes(s.Cwd) {
+			bad(s.Cwd, append(base, cue.Str("cwd"))...)
+		}
+	}
+	if escapes(m.ContextFileName) {
+		bad(m.ContextFileName, cue.Str("contextFileName"))
+	}
+	return out
+}
+
+// escapes reports a relative path that climbs out of the directory it is
+// resolved against. Absolute paths and bare program names are not paths
+// into the extension and are left to the trust model.
+func escapes(p string) bool {
+	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "$") {
+		return false
+	}
+	if !strings.Contains(p, "/") && p != ".." {
+		return false
+	}
+	c := filepath.Clean(p)
+	return c == ".." || strings.HasPrefix(c, "../")
+}
+
+// geminiManifest is the part of gemini-extension.json ollm understands.
+type geminiManifest struct {
+	Name            string                  `json:"name"`
+	Version         string                  `json:"version"`
+	Description     string                  `json:"description"`
+	MCPServers      map[string]geminiServer `json:"mcpServers"`
+	ContextFileName any                     `json:"contextFileName"`
+	ExcludeTools    []string                `json:"excludeTools"`
+	Settings        []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		EnvVar      string `json:"envVar"`
+		Sensitive   bool   `json:"sensitive"`
+	} `json:"settings"`
+}
+
+type geminiServer struct {
+	Command      string            `json:"command"`
+	Args         []string          `json:"args"`
+	Env          map[string]string `json:"env"`
+	Cwd          string            `json:"cwd"`
+	URL          string            `json:"url"`
+	HTTPURL      string            `json:"httpUrl"`
+	Headers      map[string]string `json:"headers"`
+	Timeout      int               `json:"timeout"`
+	IncludeTools []string          `json:"includeTools"`
+	ExcludeTools []string          `json:"excludeTools"`
+}
+
+// convert maps a Gemini CLI extension onto an ollm manifest: httpUrl is
+// streamable HTTP, url is SSE, command is stdio.
+func (g geminiManifest) convert() schema.Manifest {
+	m := schema.Manifest{
+		Name: g.Name, Version: g.Version, Description: g.Description,
+		ExcludeTools: g.ExcludeTools,
+	}
+	if m.Description == "" {
+		m.Description = "Gemini CLI extension " + g.Name
+	}
+	switch c := g.ContextFileName.(type) {
+	case string:
+		m.ContextFileName = c
+	case []any:
+		if len(c) > 0 {
+			m.ContextFileName, _ = c[0].(string)
+		}
+	}
+	if len(g.MCPServers) > 0 {
+		m.MCPServers = map[string]schema.MCPServer{}
+	}
+	for name, s := range g.MCPServers {
+		ms := schema.MCPServer{
+			Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, Headers: s.Headers,
+			Timeout: s.Timeout, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools,
+			Transport: "stdio", Enabled: true,
+		}
+		switch {
+		case s.HTTPURL != "":
+			ms.Transport, ms.URL = "http", s.HTTPURL
+		case s.URL != "":
+			ms.Transport, ms.URL = "sse", s.URL
+		}
+		m.MCPServers[name] = ms
+	}
+	for _, s := range g.Settings {
+		desc := s.Description
+		if desc == "" {
+			desc = s.Name
+		}
+		m.Settings = append(m.Settings, schema.Setting{
+			Name: s.Name, Description: desc, EnvVar: s.EnvVar, Sensitive: s.Sensitive, Type: "string",
+		})
+	}
+	return m
+}
