@@ -48,7 +48,7 @@ func TestManifestIsolation(t *testing.T) {
 	}
 	text := problemsText(r.Problems)
 	for _, want := range []string{
-		"error bad " + bad + ":4:",                 // the hook without command, at its position
+		"error bad " + bad + ":4:", // the hook without command, at its position
 		"hooks.before_tool.0.command: field is required",
 		"error typo ",
 		"version",
