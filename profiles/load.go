@@ -16,6 +16,7 @@ type Options struct {
 	Workspace store.Workspace
 	Ext       []string    // --ext PATH: extensions for this run only
 	Locked    []LockedDir // extensions pinned by the lock, in the store
+	Teams     []TeamFile  // team profiles (extends) pinned by the lock, in the store
 	Model     string      // --model: replaces model.name for this run
 	NoCache   bool        // always evaluate CUE
 }
@@ -24,6 +25,15 @@ type Options struct {
 type LockedDir struct {
 	Name string
 	Dir  string
+	Hash string
+}
+
+// TeamFile is a team profile fetched into the store. It is unified as a
+// layer between the builtin and the user profile, so its concrete values
+// and its rules cannot be replaced by a lower layer.
+type TeamFile struct {
+	Name string
+	File string // the .cue file in the store
 	Hash string
 }
 
@@ -70,15 +80,22 @@ type inputs struct {
 
 func readLayers(opts Options) (*inputs, error) {
 	in := &inputs{}
-	for _, l := range []struct {
-		scope schema.Scope
-		path  string
-	}{{schema.ScopeUser, opts.Home.Profile()}, {schema.ScopeWorkspace, workspaceProfile(opts)}} {
+	type src struct {
+		scope    schema.Scope
+		path     string
+		required bool
+	}
+	var srcs []src
+	for _, t := range opts.Teams {
+		srcs = append(srcs, src{schema.ScopeStore, t.File, true})
+	}
+	srcs = append(srcs, src{schema.ScopeUser, opts.Home.Profile(), false}, src{schema.ScopeWorkspace, workspaceProfile(opts), false})
+	for _, l := range srcs {
 		if l.path == "" {
 			continue
 		}
 		data, err := os.ReadFile(l.path)
-		if os.IsNotExist(err) {
+		if os.IsNotExist(err) && !l.required {
 			continue
 		}
 		if err != nil {

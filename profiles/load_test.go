@@ -145,3 +145,23 @@ func TestWorkspaceCannotTrustItself(t *testing.T) {
 		t.Errorf("user trustWorkspace: %v %v", err, r.Profile.Hooks.TrustWorkspace)
 	}
 }
+
+// A team profile's values and rules cannot be dropped by a lower layer.
+func TestTeamLayer(t *testing.T) {
+	e := newEnv(t)
+	team := e.write("store/team/ollm.cue", "policy: rules: [{tool: \"shell\", action: \"deny\", when: {arg: \"$program\", equals: \"rm\"}}]\nmodel: name: \"team-model\"\n")
+	e.write("ws/ollm.cue", "policy: rules: [{tool: \"*\", action: \"allow\"}]\n")
+	o := e.opts()
+	o.Teams = []TeamFile{{Name: "team", File: team, Hash: "h1:x"}}
+	r, err := Load(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Profile.Policy.Rules) != 2 || r.Profile.Policy.Rules[0].Action != "deny" || r.RuleScopes[0] != schema.ScopeStore {
+		t.Errorf("rules: %+v %v", r.Profile.Policy.Rules, r.RuleScopes)
+	}
+	e.write("ws/ollm.cue", "model: name: \"mine\"\n")
+	if _, err := Load(o); err == nil || !strings.Contains(err.Error(), `conflicting values "mine" and "team-model"`) && !strings.Contains(err.Error(), `conflicting values "team-model" and "mine"`) {
+		t.Errorf("workspace replaced the team's model: %v", err)
+	}
+}
