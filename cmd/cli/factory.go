@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"time"
 
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
 
@@ -56,4 +59,36 @@ func (f *Factory) Workspace() (store.Workspace, error) {
 	}
 	ws, _ := store.FindWorkspace(dir)
 	return ws, nil
+}
+
+// LoadProfile resolves the profile for this invocation. An invalid profile
+// is a *ConfigError (exit 2) whose message names every file and position.
+func (f *Factory) LoadProfile() (*schema.Resolved, error) {
+	opts, err := f.ProfileOptions()
+	if err != nil {
+		return nil, err
+	}
+	r, err := profiles.Load(opts)
+	if err != nil {
+		var pe *profiles.Error
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{Err: err}
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// ProfileOptions are the loader options for this invocation: OLLM_HOME,
+// the workspace, --ext and --model.
+func (f *Factory) ProfileOptions() (profiles.Options, error) {
+	home, err := f.Home()
+	if err != nil {
+		return profiles.Options{}, err
+	}
+	ws, err := f.Workspace()
+	if err != nil {
+		return profiles.Options{}, err
+	}
+	return profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}, nil
 }

@@ -78,4 +78,5 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 // command group (each lives in its own file).
 var commands = []func(*Factory) *cobra.Command{
 	newCmdVersion,
+	newCmdProfile,
 }

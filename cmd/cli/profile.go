@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+func newCmdProfile(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profile",
+		Short: "Show, check, create and apply the resolved profile",
+		Long: `The profile is the builtin defaults, your user profile ($OLLM_HOME/profile.cue)
+and the workspace's ollm.cue, unified through ollm's CUE schema, plus every
+extension manifest found in the discovery directories.`,
+	}
+	for _, sub := range profileSubcommands {
+		cmd.AddCommand(sub(f))
+	}
+	return cmd
+}
+
+// profileSubcommands lists the `ollm profile` subcommands, one per line.
+var profileSubcommands = []func(*Factory) *cobra.Command{
+	newCmdProfileShow,
+	newCmdProfileValidate,
+	newCmdProfileInit,
+}
+
+// ProfileShowOptions are the options of `ollm profile show`.
+type ProfileShowOptions struct {
+	IO   *IOStreams
+	Load func() (*schema.Resolved, error)
+	JSON bool
+}
+
+func newCmdProfileShow(f *Factory) *cobra.Command {
+	opts := &ProfileShowOptions{IO: f.IO, Load: f.LoadProfile}
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the resolved profile (sensitive values redacted)",
+		Args:  noArgs,
+		Example: `  ollm profile show
+  ollm profile show --json | jq .profile.policy
+  ollm --ext ./my-ext profile show   # as it would be with an extension loaded for one run`,
+		RunE: func(cmd *cobra.Command, args []string) error { return profileShowRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON")
+	return cmd
+}
+
+func profileShowRun(opts *ProfileShowOptions) error {
+	r, err := opts.Load()
+	if err != nil {
+		return err
+	}
+	r = profiles.Redact(r)
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, r)
+	}
+	w := opts.IO.Out
+	fmt.Fprintln(w, "# layers (lowest first)")
+	for _, l := range r.Layers {
+		fmt.Fprintf(w, "#   %-9s %s\n", l.Scope, l.File)
+	}
+	if len(r.Extensions) > 0 {
+		fmt.Fprintln(w, "# extensions")
+		for _, x := range r.Extensions {
+			fmt.Fprintf(w, "#   %-20s %-9s %s\n", x.Name+"@"+x.Manifest.Version, x.Scope, x.Dir)
+		}
+	}
+	if err := writeJSON(w, r.Profile); err != nil {
+		return err
+	}
+	printProblems(opts.IO.ErrOut, r.Problems)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printProblems prints each problem with its position and fix.
+func printProblems(w io.Writer, ps []schema.Problem) {
+	for _, p := range ps {
+		where := p.Pos
+		if where == "" {
+			where = p.File
+		}
+		ext := ""
+		if p.Extension != "" {
+			ext = "extension " + p.Extension + ": "
+		}
+		fmt.Fprintf(w, "%s: %s: %s%s\n", p.Severity, where, ext, p.Message)
+		if p.Fix != "" {
+			fmt.Fprintf(w, "  fix: %s\n", p.Fix)
+		}
+	}
+}
+
+// ProfileValidateOptions are the options of `ollm profile validate`.
+type ProfileValidateOptions struct {
+	IO      *IOStreams
+	Options func() (profiles.Options, error)
+	JSON    bool
+}
+
+func newCmdProfileValidate(f *Factory) *cobra.Command {
+	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptions}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check every profile layer and extension manifest",
+		Long: `Validate evaluates every layer and manifest afresh (ignoring the cache) and
+prints each error with file:line:col. It exits with status 2 when the profile
+or any extension manifest is invalid, so CI can run it.`,
+		Args:    noArgs,
+		Example: "  ollm profile validate\n  ollm profile validate --json",
+		RunE:    func(cmd *cobra.Command, args []string) error { return profileValidateRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+type validateResult struct {
+	Valid      bool                  `json:"valid"`
+	Layers     []schema.Layer        `json:"layers,omitempty"`
+	Extensions int                   `json:"extensions"`
+	Errors     []profiles.Diagnostic `json:"errors,omitempty"`
+	Problems   []schema.Problem      `json:"problems,omitempty"`
+}
+
+func profileValidateRun(opts *ProfileValidateOptions) error {
+	lo, err := opts.Options()
+	if err != nil {
+		return err
+	}
+	lo.NoCache = true
+	r, err := profiles.Load(lo)
+	res := validateResult{Valid: err == nil}
+	var pe *profiles.Error
+	switch {
+	case err == nil:
+		res.Layers, res.Extensions, res.Problems = r.Layers, len(r.Extensions), r.Problems
+		for _, p := range r.Problems {
+			res.Valid = res.Valid && p.Severity != "error"
+		}
+	case errors.As(err, &pe):
+		res.Errors = pe.Diags
+	default:
+		return err
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, res); err != nil {
+			return err
+		}
+		if !res.Valid {
+			return &SilentError{Code: ExitConfig}
+		}
+		return nil
+	}
+	if pe != nil {
+		return &ConfigError{Err: err}
+	}
+	printProblems(opts.IO.ErrOut, res.Problems)
+	if !res.Valid {
+		return &ConfigError{Err: fmt.Errorf("profile is valid but some extensions are not (see above); they will be skipped")}
+	}
+	fmt.Fprintf(opts.IO.Out, "ok: %d layers, %d extensions\n", len(res.Layers), res.Extensions)
+	return nil
+}
+
+// ProfileInitOptions are the options of `ollm profile init`.
+type ProfileInitOptions struct {
+	IO        *IOStreams
+	Dir       func() (string, error)
+	Force     bool
+	Model     string
+	Workspace bool
+}
+
+func newCmdProfileInit(f *Factory) *cobra.Command {
+	opts := &ProfileInitOptions{IO: f.IO, Dir: func() (string, error) {
+		if f.Global.Workspace != "" {
+			return f.Global.Workspace, nil
+		}
+		return f.Getwd()
+	}}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented starter ollm.cue in this directory",
+		Args:  noArgs,
+		Example: `  ollm profile init
+  ollm profile init --model llama3.2
+  ollm -C ~/src/project profile init --force`,
+		RunE: func(cmd *cobra.Command, args []string) error { return profileInitRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing ollm.cue")
+	cmd.Flags().StringVar(&opts.Model, "model", "", "model name to put in the starter")
+	return cmd
+}
+
+func profileInitRun(opts *ProfileInitOptions) error {
+	dir, err := opts.Dir()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, store.ProfileFileName)
+	if _, err := os.Stat(path); err == nil && !opts.Force {
+		return &FlagError{Err: fmt.Errorf("%s already exists; use --force to overwrite it", path)}
+	}
+	model := opts.Model
+	if model == "" {
+		model = "qwen3:8b"
+	}
+	content := strings.ReplaceAll(starterProfile, "{{model}}", model)
+	if err := store.WriteFile(path, []byte(content), store.PermShared); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "wrote %s\nnext: edit it, then run `ollm profile validate` and `ollm profile apply`\n", path)
+	return nil
+}
