@@ -74,7 +74,7 @@ func ReadJSON(path string, v any) (found bool, err error) {
 	if err := json.Unmarshal(data, v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := lineCol(data, se.Offset)
+			line, col := lineCol(data, se.Offset-1) // Offset is just past the bad byte
 			return true, fmt.Errorf("%s:%d:%d: %v", path, line, col, err)
 		}
 		return true, fmt.Errorf("%s: %w", path, err)
@@ -83,6 +83,9 @@ func ReadJSON(path string, v any) (found bool, err error) {
 }
 
 func lineCol(data []byte, off int64) (int, int) {
+	if off < 0 {
+		off = 0
+	}
 	if off > int64(len(data)) {
 		off = int64(len(data))
 	}
