@@ -1,0 +1,166 @@
+package mcp
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Config is one server's configuration as the profile declares it.
+type Config = schema.MCPServer
+
+// Transports.
+const (
+	TransportStdio = "stdio"
+	TransportSSE   = "sse"
+	TransportHTTP  = "http"
+)
+
+// Spec is a server to run: its configuration and where it came from.
+type Spec struct {
+	Name      string       // "github", or "<extension>:<server>" for extension servers
+	Config    Config       // after overrides
+	Scope     schema.Scope // trust: workspace servers need approval
+	Extension string       // the extension that declared it, if any
+	Dir       string       // the extension's directory: default cwd, ${extensionPath}
+	// SettingsEnv holds the extension's settings that declare an envVar,
+	// by variable name.
+	SettingsEnv map[string]string
+}
+
+// Transport is the server's transport with the default filled in: stdio
+// when a command is given, http when only a URL is.
+func (s Spec) Transport() string { return transportOf(s.Config) }
+
+func transportOf(c Config) string {
+	switch {
+	case c.Transport != "":
+		return c.Transport
+	case c.Command == "" && c.URL != "":
+		return TransportHTTP
+	default:
+		return TransportStdio
+	}
+}
+
+// NeedsApproval reports whether the server starts a process or connects on
+// behalf of a workspace, which the user has to approve first.
+func (s Spec) NeedsApproval() bool { return s.Scope == schema.ScopeWorkspace }
+
+// Specs lists the servers a resolved profile declares: the profile's own
+// (with the scope of the layer that declared each) and every extension's
+// (named "<extension>:<server>"), with mcp.overrides applied, sorted by
+// name. Disabled servers are listed too, so their status can be shown.
+func Specs(r *schema.Resolved) []Spec {
+	var specs []Spec
+	for name, cfg := range r.Profile.MCP.Servers {
+		specs = append(specs, Spec{Name: name, Config: cfg, Scope: r.ServerScopes[name]})
+	}
+	for _, ext := range r.Extensions {
+		env := SettingsEnv(ext.Manifest.Settings, r.Profile.Settings[ext.Name])
+		for name, cfg := range ext.Manifest.MCPServers {
+			specs = append(specs, Spec{
+				Name: ext.Name + ":" + name, Config: cfg, Scope: ext.Scope,
+				Extension: ext.Name, Dir: ext.Dir, SettingsEnv: env,
+			})
+		}
+	}
+	for i := range specs {
+		if o, ok := r.Profile.MCP.Overrides[specs[i].Name]; ok {
+			specs[i].Config = applyOverride(specs[i].Config, o)
+		}
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
+}
+
+// applyOverride returns c adjusted by o; env entries are merged.
+func applyOverride(c Config, o schema.MCPOverride) Config {
+	if o.Enabled != nil {
+		c.Enabled = *o.Enabled
+	}
+	if o.Timeout > 0 {
+		c.Timeout = o.Timeout
+	}
+	if len(o.Env) > 0 {
+		env := make(map[string]string, len(c.Env)+len(o.Env))
+		for k, v := range c.Env {
+			env[k] = v
+		}
+		for k, v := range o.Env {
+			env[k] = v
+		}
+		c.Env = env
+	}
+	if o.IncludeTools != nil {
+		c.IncludeTools = o.IncludeTools
+	}
+	if o.ExcludeTools != nil {
+		c.ExcludeTools = o.ExcludeTools
+	}
+	return c
+}
+
+// SettingsEnv maps the extension settings that declare an envVar to their
+// values: the profile's value for the setting, else its default. Settings
+// with neither are left out.
+func SettingsEnv(settings []schema.Setting, values map[string]any) map[string]string {
+	var env map[string]string
+	for _, s := range settings {
+		if s.EnvVar == "" {
+			continue
+		}
+		v, ok := values[s.Name]
+		if !ok || v == nil {
+			v = s.Default
+		}
+		if v == nil {
+			continue
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[s.EnvVar] = settingString(v)
+	}
+	return env
+}
+
+func settingString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// toolAllowed applies includeTools (when not empty, only those) and
+// excludeTools (never those; exclusion wins).
+func toolAllowed(c Config, name string) bool {
+	if contains(c.ExcludeTools, name) {
+		return false
+	}
+	return len(c.IncludeTools) == 0 || contains(c.IncludeTools, name)
+}
+
+// describeCommand is how errors name a server's command or URL.
+func describeCommand(s Spec) string {
+	if s.Transport() != TransportStdio {
+		return s.Config.URL
+	}
+	parts := []string{s.Config.Command}
+	for _, a := range s.Config.Args {
+		if a == "" || strings.ContainsAny(a, " \t\"'") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,307 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ollm/ollm/core/tool"
+)
+
+// conn is one live connection to a server.
+type conn struct {
+	spec   Spec
+	cfg    Expanded
+	client *client.Client
+	proc   *process // stdio only
+	log    *slog.Logger
+	logs   *serverLog
+	opts   *Options
+
+	ctx    context.Context // lives as long as the connection
+	cancel context.CancelFunc
+
+	lostOnce sync.Once
+	lost     chan struct{} // closed when the connection is gone
+	lostErr  error
+
+	progressMu sync.Mutex
+	progress   map[string]func(tool.Chunk)
+	seq        atomic.Int64
+
+	onListChanged func()
+}
+
+// dial starts the transport; it does not initialize. A failure here
+// releases everything dial acquired.
+func dial(spec Spec, opts *Options, logs *serverLog, onListChanged func()) (*conn, error) {
+	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(opts))
+	c := &conn{
+		spec: spec, cfg: cfg, opts: opts, logs: logs,
+		log:      slog.New(slog.NewTextHandler(logs, nil)).With("server", spec.Name),
+		lost:     make(chan struct{}),
+		progress: map[string]func(tool.Chunk){},
+
+		onListChanged: onListChanged,
+	}
+	for _, w := range cfg.Warnings {
+		c.log.Warn(w)
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	tr, err := c.transport()
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	c.client = client.NewClient(tr, c.clientOptions()...)
+	c.client.OnNotification(c.notify)
+	c.client.OnConnectionLost(func(err error) { c.markLost(fmt.Errorf("connection lost: %w", err)) })
+	if err := c.client.Start(c.ctx); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s Spec) vars(opts *Options) map[string]string {
+	v := map[string]string{}
+	if s.Dir != "" {
+		v["extensionPath"] = s.Dir
+	}
+	if len(opts.Roots) > 0 {
+		v["workspacePath"] = opts.Roots[0]
+	}
+	return v
+}
+
+func (c *conn) transport() (transport.Interface, error) {
+	switch c.spec.Transport() {
+	case TransportStdio:
+		return c.stdioTransport()
+	case TransportSSE:
+		return transport.NewSSE(c.cfg.URL,
+			transport.WithHeaders(c.cfg.Headers),
+			transport.WithHTTPClient(c.opts.httpClient()))
+	case TransportHTTP:
+		return transport.NewStreamableHTTP(c.cfg.URL,
+			transport.WithHTTPHeaders(c.cfg.Headers),
+			transport.WithHTTPBasicClient(c.opts.httpClient()))
+	default:
+		return nil, fmt.Errorf("unknown transport %q; use stdio, sse or http", c.spec.Config.Transport)
+	}
+}
+
+// stdioTransport starts the server process and puts the line filter
+// between its stdout and mcp-go, so oversized and malformed messages are
+// handled before they reach the client.
+func (c *conn) stdioTransport() (transport.Interface, error) {
+	if c.cfg.Command == "" {
+		return nil, errors.New("no command given; set the server's command")
+	}
+	dir := c.spec.Config.Cwd
+	if dir == "" {
+		dir = c.spec.Dir
+	}
+	p, err := startProcess(c.cfg.Command, c.cfg.Args, c.cfg.Env, dir, c.logs.stderr())
+	if err != nil {
+		return nil, err
+	}
+	c.proc = p
+	pr, pw := io.Pipe()
+	go func() {
+		err := filterLines(p.stdout, pw, c.opts.maxMessage(), lineHooks{
+			stray: func(line []byte) {
+				c.log.Warn("stdout line that is not JSON-RPC skipped", "line", string(head(line, 500)))
+			},
+			oversized: func(info oversized) {
+				c.log.Warn("message over the size limit replaced", "bytes", info.Bytes, "limit", c.opts.maxMessage())
+			},
+		})
+		if err != nil {
+			c.log.Error("closing the connection", "err", err)
+			c.markLost(err)
+		}
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		<-p.done
+		c.markLost(fmt.Errorf("process %s", p.exitDescription()))
+	}()
+	tr := transport.NewIO(pr, p.stdin, nil)
+	transport.WithCommandLogger(c.log)(tr) // mcp-go's own messages go to the server log too
+	return tr, nil
+}
+
+func (c *conn) clientOptions() []client.ClientOption {
+	opts := []client.ClientOption{
+		client.WithRootsHandler(rootsHandler{roots: c.opts.Roots}),
+		client.WithElicitationHandler(elicitHandler{server: c.spec.Name, elicit: c.opts.Elicit}),
+	}
+	if c.opts.Sample != nil {
+		opts = append(opts, client.WithSamplingHandler(sampleHandler{server: c.spec.Name, sample: c.opts.Sample}))
+	}
+	if c.opts.LegacyHandshake {
+		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	}
+	return opts
+}
+
+// initialize performs the MCP handshake.
+func (c *conn) initialize(ctx context.Context) error {
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "ollm", Version: c.opts.clientVersion()}
+	req.Params.Capabilities.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
+	req.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{}
+	if c.opts.Sample != nil {
+		req.Params.Capabilities.Sampling = &mcp.SamplingCapability{}
+	}
+	_, err := c.client.Initialize(ctx, req)
+	return err
+}
+
+// listTools fetches every page of tools/list.
+func (c *conn) listTools(ctx context.Context) ([]mcp.Tool, error) {
+	if c.client.GetServerCapabilities().Tools == nil {
+		return nil, nil
+	}
+	var all []mcp.Tool
+	seen := map[mcp.Cursor]bool{}
+	req := mcp.ListToolsRequest{}
+	for {
+		page, err := c.client.ListToolsByPage(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, fmt.Errorf("tools/list repeated the cursor %q", page.NextCursor)
+		}
+		seen[page.NextCursor] = true
+		req.Params.Cursor = page.NextCursor
+	}
+}
+
+// notify handles notifications: progress goes to the call that asked for
+// it, list changes trigger a refresh, log messages go to the log file.
+func (c *conn) notify(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		c.progressNotification(n.Params.AdditionalFields)
+	case string(mcp.MethodNotificationToolsListChanged):
+		if c.onListChanged != nil {
+			c.onListChanged()
+		}
+	case string(mcp.MethodNotificationMessage):
+		logServerMessage(c.log, n.Params.AdditionalFields)
+	default:
+		c.log.Debug("notification", "method", n.Method)
+	}
+}
+
+func (c *conn) progressNotification(fields map[string]any) {
+	token := fmt.Sprint(fields["progressToken"])
+	c.progressMu.Lock()
+	out := c.progress[token]
+	c.progressMu.Unlock()
+	if out == nil {
+		return
+	}
+	ch := tool.Chunk{}
+	ch.Progress, _ = fields["progress"].(float64)
+	ch.Total, _ = fields["total"].(float64)
+	ch.Message, _ = fields["message"].(string)
+	out(ch)
+}
+
+// logServerMessage writes a notifications/message to the server's log.
+func logServerMessage(log *slog.Logger, fields map[string]any) {
+	level := slog.LevelInfo
+	switch fields["level"] {
+	case "debug":
+		level = slog.LevelDebug
+	case "notice", "info":
+	case "warning":
+		level = slog.LevelWarn
+	default:
+		level = slog.LevelError
+	}
+	data, _ := json.Marshal(fields["data"])
+	log.Log(context.Background(), level, "server log", "logger", fields["logger"], "level", fields["level"], "data", string(data))
+}
+
+// callTool calls a tool. out, when set, receives progress notifications.
+func (c *conn) callTool(ctx context.Context, name string, args json.RawMessage, out func(tool.Chunk)) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	if len(args) > 0 && string(args) != "null" {
+		req.Params.Arguments = args
+	}
+	if out != nil {
+		token := fmt.Sprintf("ollm-%d", c.seq.Add(1))
+		req.Params.Meta = &mcp.Meta{ProgressToken: token}
+		c.progressMu.Lock()
+		c.progress[token] = out
+		c.progressMu.Unlock()
+		defer func() {
+			c.progressMu.Lock()
+			delete(c.progress, token)
+			c.progressMu.Unlock()
+		}()
+	}
+	return c.client.CallTool(ctx, req)
+}
+
+// markLost records why the connection ended; the first reason wins.
+func (c *conn) markLost(err error) {
+	c.lostOnce.Do(func() {
+		c.lostErr = err
+		close(c.lost)
+	})
+}
+
+// lostReason is why the connection ended, or nil while it is up.
+func (c *conn) lostReason() error {
+	select {
+	case <-c.lost:
+		return c.lostErr
+	default:
+		return nil
+	}
+}
+
+// close shuts the connection down; for stdio it stops the process.
+func (c *conn) close() {
+	c.markLost(errClosed)
+	if c.client != nil {
+		_ = c.client.Close()
+	}
+	if c.proc != nil {
+		c.proc.stop()
+	}
+	c.cancel()
+}
+
+var errClosed = errors.New("closed by ollm")
+
+// httpClient is the client HTTP transports use.
+func (o *Options) httpClient() *http.Client {
+	if o.HTTPClient != nil {
+		return o.HTTPClient
+	}
+	return http.DefaultClient
+}

@@ -1,0 +1,25 @@
+// Package mcp is ollm's Model Context Protocol client. It starts the MCP
+// servers a resolved profile declares (its own, its extensions' and a
+// workspace .mcp.json's) over stdio, SSE or streamable HTTP, all in
+// parallel, and exposes their tools as ordinary tool.Tool values so that
+// the model and the policy engine see no difference between an MCP tool and
+// a built-in one.
+//
+// A Manager owns every connection. Each server fails in isolation: one that
+// cannot start, never answers initialize, exits or crashes is marked failed
+// with an error naming it and its command, its tools leave the tool set
+// (reported through Options.OnEvent), and stdio servers are restarted with
+// backoff. Shutdown closes stdin, waits, then sends SIGTERM and SIGKILL to
+// the server's process group, so no process is left behind.
+//
+// The decisions are pure functions with table tests: ${VAR} expansion
+// (env.go), schema conversion (schema.go), model-facing names (names.go),
+// result conversion (result.go), the .mcp.json reader (mcpjson.go) and the
+// message size cap (limit.go). Processes and sockets stay in process.go,
+// conn.go and manager.go.
+//
+// This is the only package that imports github.com/mark3labs/mcp-go; no
+// mcp-go type appears in its API. Imports: the standard library, mcp-go,
+// schema, store and core/tool. Core never prints: status changes are events
+// and server output goes to the server's log file under store.Home.Logs().
+package mcp

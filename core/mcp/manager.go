@@ -1,0 +1,307 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
+)
+
+// Options configure a Manager. Zero values mean the defaults.
+type Options struct {
+	Disabled          bool          // mcp.enabled: false: start nothing
+	ConnectionTimeout time.Duration // mcp.connectionTimeout; default 30s
+	CallTimeout       time.Duration // for servers without a timeout; default 60s
+	LogDir            string        // store.Home.Logs(); "" keeps no log files
+	Environ           []string      // the parent environment; default os.Environ()
+	Roots             []string      // workspace directories reported as roots
+	// Reserved reports names that built-in tools already use, so MCP tools
+	// of the same name are namespaced.
+	Reserved func(name string) bool
+	// Approved reports whether the user approved a server that needs it
+	// (workspace servers); nil approves none.
+	Approved func(Spec) bool
+	Elicit   Elicitor // nil declines every elicitation
+	Sample   Sampler  // nil offers no sampling
+	// OnEvent is told about every status change and tool-set change. It is
+	// called from the Manager's goroutines, one event at a time; it must
+	// not block for long or call back into the Manager's Close.
+	OnEvent         func(Event)
+	Restart         Backoff
+	MaxMessageBytes int
+	MaxResultBytes  int
+	MaxLogBytes     int64
+	HTTPClient      *http.Client
+	// LegacyHandshake skips the server/discover probe and speaks the
+	// initialize handshake straight away.
+	LegacyHandshake bool
+	ClientVersion   string
+}
+
+// Backoff is the restart policy for stdio servers that exit or crash
+// after they were ready: Max restarts, waiting Base, 2*Base, ... up to
+// MaxDelay. A server that stays up for a minute earns its restarts back.
+type Backoff struct {
+	Max      int           // default 5; negative disables restarts
+	Base     time.Duration // default 500ms
+	MaxDelay time.Duration // default 30s
+}
+
+func (o *Options) connTimeout() time.Duration { return orDuration(o.ConnectionTimeout, 30*time.Second) }
+func (o *Options) callTimeout() time.Duration { return orDuration(o.CallTimeout, 60*time.Second) }
+func (o *Options) maxMessage() int            { return orInt(o.MaxMessageBytes, DefaultMaxMessageBytes) }
+func (o *Options) maxResult() int             { return orInt(o.MaxResultBytes, DefaultMaxResultBytes) }
+func (o *Options) clientVersion() string {
+	if o.ClientVersion == "" {
+		return "dev"
+	}
+	return o.ClientVersion
+}
+
+func orDuration(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+func orInt(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
+}
+
+// delay is the wait before restart number n (0-based).
+func (b Backoff) delay(n int) time.Duration {
+	d := orDuration(b.Base, 500*time.Millisecond)
+	max := orDuration(b.MaxDelay, 30*time.Second)
+	for i := 0; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+func (b Backoff) max() int {
+	if b.Max == 0 {
+		return 5
+	}
+	return max(b.Max, 0)
+}
+
+// State is where a server is in its life.
+type State string
+
+const (
+	StateDisabled      State = "disabled"       // enabled: false, or mcp.enabled: false
+	StateNeedsApproval State = "needs-approval" // a workspace server the user has not approved
+	StateConnecting    State = "connecting"
+	StateReady         State = "ready"
+	StateFailed        State = "failed"
+	StateStopped       State = "stopped" // after Close
+)
+
+// Status is what `ollm mcp list` shows about a server.
+type Status struct {
+	Name      string       `json:"name"`
+	State     State        `json:"state"`
+	Transport string       `json:"transport"`
+	Command   string       `json:"command"` // command line or URL
+	Scope     schema.Scope `json:"scope,omitempty"`
+	Tools     int          `json:"tools"`
+	Error     string       `json:"error,omitempty"`
+	Warnings  []string     `json:"warnings,omitempty"`
+	Restarts  int          `json:"restarts,omitempty"`
+	Log       string       `json:"log,omitempty"`
+}
+
+// Event reports a change: a server's new status and the whole MCP tool set
+// as it is now (names can change when a newly connected server brings a
+// tool name another server already has). The registry owner replaces its
+// MCP tools with Tools.
+type Event struct {
+	Server string
+	Status Status
+	Tools  []tool.Tool
+}
+
+// Manager runs a set of MCP servers.
+type Manager struct {
+	opts    Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	servers map[string]*server
+	order   []string
+	closing bool
+	wg      sync.WaitGroup
+	eventMu sync.Mutex
+
+	toolsValid bool
+	tools      []tool.Tool
+}
+
+// server is the Manager's record of one server.
+type server struct {
+	spec     Spec
+	status   Status
+	conn     *conn
+	logs     *serverLog
+	defs     []*toolDef
+	settled  chan struct{} // closed once the first attempt has finished
+	settle   sync.Once
+	refresh  chan struct{} // a pending tools/list refresh, capacity 1
+	readyAt  time.Time
+	attempts int
+}
+
+// New prepares a Manager for specs; Start starts them.
+func New(specs []Spec, opts Options) *Manager {
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	for _, sp := range specs {
+		s := &server{spec: sp, settled: make(chan struct{}), refresh: make(chan struct{}, 1)}
+		s.status = Status{Name: sp.Name, Transport: sp.Transport(), Command: describeCommand(sp), Scope: sp.Scope}
+		m.servers[sp.Name] = s
+		m.order = append(m.order, sp.Name)
+	}
+	return m
+}
+
+// FromResolved prepares a Manager for the servers of a resolved profile,
+// taking mcp.enabled and mcp.connectionTimeout from it.
+func FromResolved(r *schema.Resolved, opts Options) *Manager {
+	opts.Disabled = opts.Disabled || !r.Profile.MCP.Enabled
+	if opts.ConnectionTimeout == 0 && r.Profile.MCP.ConnectionTimeout > 0 {
+		opts.ConnectionTimeout = time.Duration(r.Profile.MCP.ConnectionTimeout) * time.Millisecond
+	}
+	if len(opts.Roots) == 0 && r.Workspace != "" {
+		opts.Roots = []string{r.Workspace}
+	}
+	return New(Specs(r), opts)
+}
+
+// Start connects every enabled server in parallel and returns at once; a
+// session can begin while servers are still connecting. WaitReady waits.
+func (m *Manager) Start() {
+	for _, name := range m.order {
+		s := m.servers[name]
+		switch {
+		case m.opts.Disabled || !s.spec.Config.Enabled:
+			m.setState(s, StateDisabled, nil)
+			s.settle.Do(func() { close(s.settled) })
+		case s.spec.NeedsApproval() && (m.opts.Approved == nil || !m.opts.Approved(s.spec)):
+			m.setState(s, StateNeedsApproval, errors.New("a workspace server runs only after you approve the workspace"))
+			s.settle.Do(func() { close(s.settled) })
+		default:
+			m.setState(s, StateConnecting, nil)
+			m.wg.Add(1)
+			go m.run(s)
+		}
+	}
+}
+
+// WaitReady waits until every server has finished its first connection
+// attempt (ready or failed), or ctx ends.
+func (m *Manager) WaitReady(ctx context.Context) error {
+	for _, name := range m.order {
+		select {
+		case <-m.servers[name].settled:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// Status lists every server's status in name order.
+func (m *Manager) Status() []Status {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Status, 0, len(m.order))
+	for _, name := range m.order {
+		out = append(out, m.servers[name].snapshot())
+	}
+	return out
+}
+
+func (s *server) snapshot() Status {
+	st := s.status
+	st.Warnings = append([]string(nil), st.Warnings...)
+	st.Tools = len(s.defs)
+	if s.logs != nil {
+		st.Log = s.logs.path
+	}
+	return st
+}
+
+// setState records a state change and tells OnEvent.
+func (m *Manager) setState(s *server, state State, err error) {
+	m.mu.Lock()
+	s.status.State = state
+	s.status.Error = ""
+	if err != nil {
+		s.status.Error = err.Error()
+	}
+	if state != StateReady {
+		s.defs = nil
+		s.conn = nil
+	}
+	m.toolsValid = false
+	m.mu.Unlock()
+	m.emit(s)
+}
+
+func (m *Manager) emit(s *server) {
+	if m.opts.OnEvent == nil {
+		return
+	}
+	m.eventMu.Lock()
+	defer m.eventMu.Unlock()
+	m.mu.Lock()
+	st := s.snapshot()
+	m.mu.Unlock()
+	m.opts.OnEvent(Event{Server: s.spec.Name, Status: st, Tools: m.Tools()})
+}
+
+// Close stops every server (stdin closed, then SIGTERM, then SIGKILL to its
+// process group) and waits until all of them are gone.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closing = true
+	var conns []*conn
+	for _, s := range m.servers {
+		if s.conn != nil {
+			conns = append(conns, s.conn)
+		}
+	}
+	m.mu.Unlock()
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.close() }()
+	}
+	wg.Wait()
+	m.wg.Wait()
+	for _, s := range m.servers {
+		if s.logs != nil {
+			_ = s.logs.Close()
+		}
+	}
+	return nil
+}
+
+func (m *Manager) isClosing() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closing
+}

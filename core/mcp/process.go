@@ -1,0 +1,128 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Grace periods of the shutdown sequence: close stdin and wait, then
+// SIGTERM the process group and wait, then SIGKILL it.
+const (
+	stdinGrace = 2 * time.Second
+	termGrace  = 2 * time.Second
+)
+
+// process is a running stdio server: its own process group, so that a
+// wrapper (npx, sh) and everything it starts are stopped together.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	done   chan struct{} // closed when the process has exited
+	err    error         // the exit status, set before done closes
+}
+
+// startProcess starts command with args, env and dir; stderr goes to
+// stderr (the server's log file).
+func startProcess(command string, args, env []string, dir string, stderr io.Writer) (*process, error) {
+	cmd := exec.Command(command, args...)
+	cmd.Env = env
+	cmd.Dir = dir
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, startError(command, err)
+	}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// startError says what to fix when a server cannot be started.
+func startError(command string, err error) error {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Errorf("%s not found in PATH; install it or give the full path in the server's command", command)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s does not exist; check the server's command and cwd", command)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Errorf("%s is not executable; check its permissions", command)
+	default:
+		return err
+	}
+}
+
+// exited reports whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitDescription says how the process ended, for error messages.
+func (p *process) exitDescription() string {
+	var ee *exec.ExitError
+	switch {
+	case p.err == nil:
+		return "exited with status 0"
+	case errors.As(p.err, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "was killed by " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	default:
+		return p.err.Error()
+	}
+}
+
+// stop ends the process: close stdin and wait, SIGTERM the group and wait,
+// SIGKILL the group. It returns once the process has been reaped. The
+// group is signalled even when the leader has already exited, so that
+// children it left behind go too.
+func (p *process) stop() {
+	_ = p.stdin.Close()
+	if !p.waitFor(stdinGrace) {
+		p.signalGroup(syscall.SIGTERM)
+		if !p.waitFor(termGrace) {
+			p.signalGroup(syscall.SIGKILL)
+			<-p.done
+		}
+	}
+	p.signalGroup(syscall.SIGKILL) // stragglers in the group, if any
+}
+
+func (p *process) waitFor(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func (p *process) signalGroup(sig syscall.Signal) {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+	}
+}

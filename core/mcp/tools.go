@@ -1,0 +1,255 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ollm/ollm/core/tool"
+)
+
+// toolDef is one server tool after filtering and schema conversion.
+type toolDef struct {
+	key         ToolKey
+	description string
+	schema      *tool.Schema
+	annotations tool.Annotations
+	kind        tool.Kind
+	risk        tool.Risk
+	validator   *tool.Validator
+}
+
+// loadTools lists a server's tools and converts them. A tool whose schema
+// is invalid is skipped with a warning in the log and the status.
+func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef, error) {
+	list, err := c.listTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var defs []*toolDef
+	var warnings []string
+	for _, t := range list {
+		if !toolAllowed(s.spec.Config, t.Name) {
+			continue
+		}
+		def, warns, err := convertTool(s.spec.Name, t)
+		for _, w := range warns {
+			c.log.Warn("schema simplified", "tool", t.Name, "detail", w)
+		}
+		if err != nil {
+			msg := fmt.Sprintf("tool %q skipped: invalid inputSchema: %v", t.Name, err)
+			c.log.Warn(msg)
+			warnings = append(warnings, msg)
+			continue
+		}
+		defs = append(defs, def)
+	}
+	m.mu.Lock()
+	s.status.Warnings = append(c.cfg.Warnings[:len(c.cfg.Warnings):len(c.cfg.Warnings)], warnings...)
+	m.mu.Unlock()
+	return defs, nil
+}
+
+// convertTool converts one MCP tool definition.
+func convertTool(server string, t mcp.Tool) (*toolDef, []string, error) {
+	raw, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, nil, err
+	}
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, nil, err
+	}
+	sch, warns, err := ConvertSchema(root)
+	if err != nil {
+		return nil, warns, err
+	}
+	key := ToolKey{Server: server, Tool: t.Name}
+	v, err := tool.NewValidator(key.String(), sch)
+	if err != nil {
+		return nil, warns, err
+	}
+	ann := annotations(server, t)
+	kind, risk := Classify(ann)
+	return &toolDef{
+		key: key, description: t.Description, schema: sch,
+		annotations: ann, kind: kind, risk: risk, validator: v,
+	}, warns, nil
+}
+
+func annotations(server string, t mcp.Tool) tool.Annotations {
+	a := tool.Annotations{
+		Title:       t.Annotations.Title,
+		ReadOnly:    t.Annotations.ReadOnlyHint,
+		Destructive: t.Annotations.DestructiveHint,
+		Idempotent:  t.Annotations.IdempotentHint,
+		OpenWorld:   t.Annotations.OpenWorldHint,
+		Server:      server,
+	}
+	if t.Title != "" {
+		a.Title = t.Title
+	}
+	return a
+}
+
+// Classify derives a tool's kind and risk from its MCP hints. The MCP
+// defaults apply when a hint is missing: a tool is not read-only, and a
+// tool that is not read-only may be destructive.
+func Classify(a tool.Annotations) (tool.Kind, tool.Risk) {
+	switch {
+	case a.ReadOnly != nil && *a.ReadOnly:
+		return tool.KindRead, tool.RiskLow
+	case a.Destructive != nil && !*a.Destructive:
+		return tool.KindOther, tool.RiskMedium
+	default:
+		return tool.KindOther, tool.RiskHigh
+	}
+}
+
+// Tools returns every ready server's tools under their model-facing names.
+func (m *Manager) Tools() []tool.Tool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.toolsValid {
+		return append([]tool.Tool(nil), m.tools...)
+	}
+	var defs []*toolDef
+	var keys []ToolKey
+	for _, name := range m.order {
+		for _, d := range m.servers[name].defs {
+			defs = append(defs, d)
+			keys = append(keys, d.key)
+		}
+	}
+	names := AssignNames(keys, m.opts.Reserved)
+	m.tools = make([]tool.Tool, 0, len(defs))
+	for _, d := range defs {
+		n, _ := names.Name(d.key)
+		m.tools = append(m.tools, &mcpTool{m: m, def: d, name: n})
+	}
+	m.toolsValid = true
+	return append([]tool.Tool(nil), m.tools...)
+}
+
+// Lookup finds a tool by its model-facing name or as "server:tool".
+func (m *Manager) Lookup(name string) (tool.Tool, bool) {
+	for _, t := range m.Tools() {
+		mt := t.(*mcpTool)
+		if mt.name == name || mt.def.key.String() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// mcpTool is an MCP tool as a tool.Tool.
+type mcpTool struct {
+	m    *Manager
+	def  *toolDef
+	name string
+}
+
+var (
+	_ tool.Tool      = (*mcpTool)(nil)
+	_ tool.Annotated = (*mcpTool)(nil)
+)
+
+func (t *mcpTool) Name() string                  { return t.name }
+func (t *mcpTool) Description() string           { return t.def.description }
+func (t *mcpTool) Schema() *tool.Schema          { return t.def.schema }
+func (t *mcpTool) Kind() tool.Kind               { return t.def.kind }
+func (t *mcpTool) Annotations() tool.Annotations { return t.def.annotations }
+
+// Key is the tool's server and MCP name; Key().String() is "server:tool".
+func (t *mcpTool) Key() ToolKey { return t.def.key }
+
+// Build checks the parameters and returns an invocation.
+func (t *mcpTool) Build(params json.RawMessage) (tool.Invocation, error) {
+	params, err := t.def.validator.Validate(params)
+	if err != nil {
+		return nil, err
+	}
+	return &invocation{t: t, params: params}, nil
+}
+
+type invocation struct {
+	t      *mcpTool
+	params json.RawMessage
+}
+
+func (i *invocation) Params() json.RawMessage { return i.params }
+func (i *invocation) Description() string     { return "Call MCP tool " + i.t.def.key.String() }
+func (i *invocation) Locations() []string     { return nil }
+
+func (i *invocation) Confirmation() *tool.Confirmation {
+	return &tool.Confirmation{
+		Title: "Call MCP tool " + i.t.def.key.String(),
+		Kind:  i.t.def.kind, Risk: i.t.def.risk, Params: i.params,
+	}
+}
+
+func (i *invocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
+	return i.t.m.Call(ctx, i.t.def.key, i.params, out)
+}
+
+// Call calls a tool on its server. Every failure - server not ready,
+// timeout, cancellation, crash, JSON-RPC error, isError - is a tool
+// result with Error set, so the model sees it; the error return is
+// reserved for misuse.
+func (m *Manager) Call(ctx context.Context, key ToolKey, args json.RawMessage, out func(tool.Chunk)) (tool.Result, error) {
+	m.mu.Lock()
+	s, ok := m.servers[key.Server]
+	var c *conn
+	if ok {
+		c = s.conn
+	}
+	m.mu.Unlock()
+	if !ok {
+		return tool.Result{}, fmt.Errorf("no MCP server %q", key.Server)
+	}
+	if c == nil {
+		st := s.snapshot()
+		return errResult(tool.ErrUnavailable, "MCP server %q is %s%s", key.Server, st.State, colon(st.Error)), nil
+	}
+	timeout := m.opts.callTimeout()
+	if s.spec.Config.Timeout > 0 {
+		timeout = time.Duration(s.spec.Config.Timeout) * time.Millisecond
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.callTool(callCtx, key.Tool, args, out)
+	if err != nil {
+		return m.callError(ctx, callCtx, s, c, key, timeout, err), nil
+	}
+	return ConvertResult(key, res, m.opts.maxResult()), nil
+}
+
+func colon(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+func errResult(kind tool.ErrorKind, format string, args ...any) tool.Result {
+	msg := fmt.Sprintf(format, args...)
+	return tool.Result{ForModel: msg, Display: msg, Error: &tool.Error{Kind: kind, Message: msg}}
+}
+
+// callError turns a failed call into the tool error the model sees.
+func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, key ToolKey, timeout time.Duration, err error) tool.Result {
+	switch {
+	case ctx.Err() != nil:
+		return errResult(tool.ErrCancelled, "call to MCP tool %s cancelled (%v); the server was told to stop", key, ctx.Err())
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return errResult(tool.ErrTimeout, "MCP tool %s: no answer within %s; the call was cancelled (raise the server's timeout if it needs longer)", key, timeout)
+	}
+	if lost := c.lostReason(); lost != nil {
+		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, describeCommand(s.spec), key.Tool, lost, s.logs.where())
+	}
+	return errResult(tool.ErrExec, "MCP tool %s failed: %v", key, err)
+}
