@@ -130,6 +130,9 @@ type ErrorKind string
 const (
 	ErrInvalidParams ErrorKind = "invalid_params"
 	ErrNotFound      ErrorKind = "not_found"
+	ErrExists        ErrorKind = "already_exists"
+	ErrTooLarge      ErrorKind = "too_large"
+	ErrNetwork       ErrorKind = "network"
 	ErrPermission    ErrorKind = "permission"
 	ErrOutsideRoot   ErrorKind = "outside_workspace"
 	ErrTimeout       ErrorKind = "timeout"

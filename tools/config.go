@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// Config is what the runtime resolved for the built-in tools.
+type Config struct {
+	Root      string          // workspace root; file tools are confined to it and ExtraDirs
+	ExtraDirs []string        // tools.extraDirs, absolute or relative to Root
+	Tools     schema.Tools    // the profile's tools section
+	Home      store.Home      // global memory
+	Workspace store.Workspace // workspace memory and todos; zero means Root
+	HTTP      *http.Client    // web tools; nil means a client with a 30 s timeout
+	Environ   func() []string // the shell's environment before sanitising; nil means os.Environ
+	Getenv    func(string) string
+	Limits    tool.Limits // output limits; zero means tool.DefaultLimits
+	MaxFile   int64       // read_file's size limit in bytes; 0 means 10 MiB
+}
+
+// defaults fills the zero fields.
+func (c Config) defaults() Config {
+	if c.Workspace.Root == "" {
+		c.Workspace = store.Workspace{Root: c.Root}
+	}
+	if c.HTTP == nil {
+		c.HTTP = &http.Client{Timeout: 30 * time.Second}
+	}
+	if c.Environ == nil {
+		c.Environ = os.Environ
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
+	}
+	if c.Limits == (tool.Limits{}) {
+		c.Limits = tool.DefaultLimits
+	}
+	if c.MaxFile == 0 {
+		c.MaxFile = 10 << 20
+	}
+	return c
+}
+
+// env is what every tool of one Builtin call shares.
+type env struct {
+	cfg      Config
+	once     sync.Once
+	paths    *Paths
+	pathsErr error
+	jobs     *jobTable
+}
+
+// resolve confines a path from the model (see Paths.Resolve).
+func (e *env) resolve(p string) (string, error) {
+	e.once.Do(func() { e.paths, e.pathsErr = NewPaths(e.cfg.Root, e.cfg.ExtraDirs) })
+	if e.pathsErr != nil {
+		return "", &tool.Error{Kind: tool.ErrUnavailable, Message: e.pathsErr.Error()}
+	}
+	return e.paths.Resolve(p)
+}
+
+// rel shows abs relative to the workspace root.
+func (e *env) rel(abs string) string {
+	if e.paths == nil {
+		return abs
+	}
+	return e.paths.Rel(abs)
+}
+
+func (e *env) walkOpts(hidden bool, depth int) walkOpts {
+	return walkOpts{includeHidden: hidden, maxDepth: depth, getenv: e.cfg.Getenv, fallbackTop: e.cfg.Root}
+}
+
+// truncate applies the output limits.
+func (e *env) truncate(s string) string {
+	out, _ := tool.Truncate(s, e.cfg.Limits)
+	return out
+}
+
+// Builtin returns every built-in tool, sorted by name. Tools named in
+// cfg.Tools.Disabled are left out.
+func Builtin(cfg Config) []tool.Tool {
+	e := &env{cfg: cfg.defaults(), jobs: newJobTable()}
+	all := []tool.Tool{
+		newEditFile(e), newGlob(e), newGrep(e), newLs(e), newMemory(e),
+		newReadFile(e), newReadManyFiles(e), newShell(e), newShellKill(e),
+		newShellOutput(e), newWebFetch(e), newWebSearch(e), newWriteFile(e),
+		newWriteTodos(e),
+	}
+	var out []tool.Tool
+	for _, t := range all {
+		if !disabled(cfg.Tools.Disabled, t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func disabled(list []string, name string) bool {
+	for _, d := range list {
+		if strings.EqualFold(d, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Schema helpers keep the tool files short.
+func obj(required []string, props map[string]*tool.Schema) *tool.Schema {
+	return &tool.Schema{Type: "object", Properties: props, Required: required, AdditionalProperties: false}
+}
+func str(desc string) *tool.Schema     { return &tool.Schema{Type: "string", Description: desc} }
+func boolean(desc string) *tool.Schema { return &tool.Schema{Type: "boolean", Description: desc} }
+func integer(desc string, minimum float64) *tool.Schema {
+	return &tool.Schema{Type: "integer", Description: desc, Minimum: &minimum}
+}
+func enum(desc string, values ...any) *tool.Schema {
+	return &tool.Schema{Type: "string", Description: desc, Enum: values}
+}

@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/ollm/ollm/core/tool"
+)
+
+//go:embed ls.md
+var lsMD string
+
+type lsParams struct {
+	Path          string `json:"path"`
+	Recursive     bool   `json:"recursive"`
+	MaxDepth      int    `json:"maxDepth"`
+	IncludeHidden bool   `json:"includeHidden"`
+}
+
+func newLs(e *env) tool.Tool {
+	return &tool.Func[lsParams]{
+		Spec: tool.Spec{ToolName: "ls", Desc: lsMD, ToolKind: tool.KindRead, Params: obj(nil, map[string]*tool.Schema{
+			"path":          str("directory to list (default: workspace root)"),
+			"recursive":     boolean("list subdirectories too"),
+			"maxDepth":      integer("levels to descend when recursive; 1 = only this directory", 1),
+			"includeHidden": boolean("show names starting with a dot"),
+		})},
+		New: func(p lsParams) (*tool.Call, error) {
+			dir, err := e.resolve(p.Path)
+			if err != nil {
+				return nil, err
+			}
+			desc := "List " + e.rel(dir)
+			return &tool.Call{Desc: desc, Locs: []string{dir}, Confirm: &tool.Confirmation{Title: desc},
+				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
+					return e.runLs(ctx, dir, p), nil
+				}}, nil
+		},
+	}
+}
+
+// lsNode is a directory entry with its children (when listed).
+type lsNode struct {
+	name     string
+	dir      bool
+	size     int64
+	children []*lsNode
+}
+
+func (e *env) runLs(ctx context.Context, dir string, p lsParams) tool.Result {
+	shown := e.rel(dir)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err != nil {
+			return tool.Fail(tool.ErrNotFound, "directory not found: %s", shown)
+		}
+		return tool.Fail(tool.ErrInvalidParams, "%s is a file, not a directory; use read_file", shown)
+	}
+	depth := 1
+	if p.Recursive {
+		depth = p.MaxDepth
+	}
+	root := &lsNode{dir: true}
+	byPath := map[string]*lsNode{"": root}
+	count := 0
+	err := walkTree(ctx, dir, e.walkOpts(p.IncludeHidden, depth), func(ent walkEntry) (bool, error) {
+		parent := byPath[parentRel(ent.rel)]
+		n := &lsNode{name: ent.info.Name(), dir: ent.dir}
+		if !ent.dir {
+			if fi, err := ent.info.Info(); err == nil {
+				n.size = fi.Size()
+			}
+		}
+		parent.children = append(parent.children, n)
+		if ent.dir {
+			byPath[ent.rel] = n
+		}
+		count++
+		return true, nil
+	})
+	if err != nil {
+		return tool.CancelledResult(err)
+	}
+	if count == 0 {
+		return tool.OK(fmt.Sprintf("%s is empty (or everything in it is hidden or ignored).", shown))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/\n", shown)
+	writeTree(&b, root, 1)
+	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("Listed %d entries in %s", count, shown)}
+}
+
+func parentRel(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// writeTree prints n's children, directories first, each group by name.
+func writeTree(b *strings.Builder, n *lsNode, indent int) {
+	sort.Slice(n.children, func(i, j int) bool {
+		a, c := n.children[i], n.children[j]
+		if a.dir != c.dir {
+			return a.dir
+		}
+		return a.name < c.name
+	})
+	pad := strings.Repeat("  ", indent)
+	for _, c := range n.children {
+		if c.dir {
+			fmt.Fprintf(b, "%s%s/\n", pad, c.name)
+			writeTree(b, c, indent+1)
+		} else {
+			fmt.Fprintf(b, "%s%s  %d B\n", pad, c.name, c.size)
+		}
+	}
+}

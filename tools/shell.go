@@ -1,0 +1,157 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ollm/ollm/core/tool"
+)
+
+//go:embed shell.md
+var shellMD string
+
+type shellParams struct {
+	Command     string `json:"command"`
+	Directory   string `json:"directory"`
+	Timeout     int    `json:"timeout"`
+	IdleTimeout *int   `json:"idleTimeout"`
+	Background  bool   `json:"background"`
+}
+
+// shellOutputLimit bounds the output kept in memory per command.
+const shellOutputLimit = 4 << 20
+
+func newShell(e *env) tool.Tool {
+	return &tool.Func[shellParams]{
+		Spec: tool.Spec{ToolName: "shell", Desc: shellMD, ToolKind: tool.KindExecute, Params: obj([]string{"command"}, map[string]*tool.Schema{
+			"command":     str("bash command line"),
+			"directory":   str("working directory (default: workspace root)"),
+			"timeout":     integer("milliseconds before the command is killed", 1),
+			"idleTimeout": integer("milliseconds without output before the command is killed; 0 = none", 0),
+			"background":  boolean("start in the background and return a job id"),
+		})},
+		New: func(p shellParams) (*tool.Call, error) {
+			dir, err := e.resolve(p.Directory)
+			if err != nil {
+				return nil, err
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return nil, &tool.Error{Kind: tool.ErrInvalidParams, Message: fmt.Sprintf("shell: parameter \"directory\": %s is not a directory", e.rel(dir))}
+			}
+			desc := "Run " + p.Command
+			if p.Background {
+				desc = "Start in the background: " + p.Command
+			}
+			return &tool.Call{Desc: desc, Locs: []string{dir},
+				Confirm: &tool.Confirmation{Title: desc, Command: p.Command},
+				Run: func(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
+					if p.Background {
+						return e.startJob(p, dir), nil
+					}
+					return e.runShell(ctx, p, dir, out), nil
+				}}, nil
+		},
+	}
+}
+
+// shellEnv is the sanitised environment commands run with.
+func (e *env) shellEnv() []string {
+	kept, _ := sanitizeEnv(e.cfg.Environ(), e.cfg.Tools.Shell.AllowEnv)
+	return kept
+}
+
+func (e *env) shellTimeouts(p shellParams) (timeout, idle time.Duration) {
+	timeout = 120 * time.Second
+	if ms := e.cfg.Tools.Shell.Timeout; ms > 0 {
+		timeout = time.Duration(ms) * time.Millisecond
+	}
+	if p.Timeout > 0 {
+		timeout = time.Duration(p.Timeout) * time.Millisecond
+	}
+	idle = time.Duration(e.cfg.Tools.Shell.IdleTimeout) * time.Millisecond
+	if p.IdleTimeout != nil {
+		idle = time.Duration(*p.IdleTimeout) * time.Millisecond
+	}
+	return timeout, idle
+}
+
+func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(tool.Chunk)) tool.Result {
+	timeout, idle := e.shellTimeouts(p)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	activity := make(chan struct{}, 1)
+	o := &output{limit: shellOutputLimit, onWrite: func(s string) {
+		select {
+		case activity <- struct{}{}:
+		default:
+		}
+		if out != nil {
+			out(tool.Chunk{Text: s})
+		}
+	}}
+	cmd := bashCommand(p.Command, dir, e.shellEnv())
+	cmd.Stdout, cmd.Stderr = streamWriter{o: o}, streamWriter{o: o, isErr: true}
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
+	}
+	stop := watchdog(ctx, cmd, idle, activity)
+	waitErr := cmd.Wait()
+	idled := stop()
+	killGroup(cmd) // stragglers left in the background by the command
+	return shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)
+}
+
+// shellEnd says how a command ended, for shellResult.
+type shellEnd struct {
+	ctx           context.Context
+	idled         bool
+	timeout, idle time.Duration
+	elapsed       time.Duration
+}
+
+func shellResult(command string, code int, o *output, waitErr error, end shellEnd, trunc func(string) string) tool.Result {
+	o.mu.Lock()
+	text, stderr, dropped := string(o.combined), strings.TrimSpace(string(o.stderr)), o.dropped
+	o.mu.Unlock()
+	if dropped > 0 {
+		text += fmt.Sprintf("\n[%d more bytes of output not kept]", dropped)
+	}
+	body := trunc(text)
+	var fail *tool.Error
+	switch {
+	case end.idled:
+		fail = &tool.Error{Kind: tool.ErrTimeout, Message: fmt.Sprintf("no output for %s (idle timeout); the command was killed after %s", end.idle, end.elapsed.Round(time.Millisecond))}
+	case errors.Is(end.ctx.Err(), context.DeadlineExceeded):
+		fail = &tool.Error{Kind: tool.ErrTimeout, Message: fmt.Sprintf("the command timed out after %s (timeout %s) and was killed", end.elapsed.Round(time.Millisecond), end.timeout)}
+	case end.ctx.Err() != nil:
+		fail = &tool.Error{Kind: tool.ErrCancelled, Message: "the command was cancelled and killed"}
+	case code != 0:
+		fail = &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("exit code %d%s", code, lastLine(stderr))}
+	case waitErr != nil:
+		fail = &tool.Error{Kind: tool.ErrExec, Message: waitErr.Error()}
+	}
+	forModel := fmt.Sprintf("Exit code: %d\nOutput:\n%s", code, body)
+	if fail != nil {
+		forModel = fmt.Sprintf("Error (%s): %s\n%s", fail.Kind, fail.Message, forModel)
+		if stderr != "" {
+			forModel += "\nStderr:\n" + trunc(stderr)
+		}
+	}
+	return tool.Result{ForModel: forModel, Display: body, Error: fail, Data: map[string]any{"exitCode": code, "stderr": stderr}}
+}
+
+func lastLine(s string) string {
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return ": " + s
+}
