@@ -1,0 +1,281 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Options configure an Engine. The zero value runs nothing: set Enabled.
+type Options struct {
+	Enabled        bool          // hooks.enabled
+	Timeout        time.Duration // hooks.timeout: default for hooks without their own
+	TrustWorkspace bool          // hooks.trustWorkspace, honoured from user profile or flag only
+	Session        Session       // session id and working directory
+	LogDir         string        // where stderr logs go (store.Home.Logs()); "" discards
+	MaxOutput      int           // stdout cap per run; 0 means DefaultMaxOutput
+	Grace          time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
+
+	// Approvals is the persistent approval record; nil approves nothing.
+	Approvals Approvals
+	// Approve asks the user about an unapproved or changed hook. nil
+	// means there is no one to ask: such hooks are skipped with a notice.
+	Approve func(context.Context, ApprovalRequest) (bool, error)
+	// OnAsync receives the result of each async observer.
+	OnAsync func(Result)
+
+	Logger *slog.Logger
+	Now    func() time.Time
+	// Persistent tunes persistent hooks; zero values take defaults.
+	Persistent PersistentOptions
+}
+
+// Approvals stores hook approvals by stable id.
+type Approvals interface {
+	Lookup(id string) (hash string, ok bool, err error)
+	Approve(id, hash string) error
+}
+
+// ApprovalRequest is what the user is asked to approve.
+type ApprovalRequest struct {
+	Hook    *Hook
+	ID      string
+	Hash    string
+	Command string // the command line, for display
+	Changed bool   // it was approved before with another hash
+}
+
+// Result reports one hook's part in an event.
+type Result struct {
+	Hook      string        `json:"hook"` // qualified name
+	Event     Event         `json:"event"`
+	Scope     schema.Scope  `json:"scope"`
+	Duration  time.Duration `json:"duration"`
+	ExitCode  int           `json:"exitCode"`
+	Failure   string        `json:"failure,omitempty"`
+	Error     string        `json:"error,omitempty"`
+	Truncated bool          `json:"truncated,omitempty"`
+	Skipped   string        `json:"skipped,omitempty"` // why it did not run
+	Async     bool          `json:"async,omitempty"`
+	Blocked   bool          `json:"blocked,omitempty"`
+	Message   string        `json:"message,omitempty"` // its system message
+}
+
+// Outcome is the folded answer of every hook of one event.
+type Outcome struct {
+	Event          Event          `json:"event"`
+	Blocked        bool           `json:"blocked"`
+	Reason         string         `json:"reason,omitempty"`
+	BlockedBy      string         `json:"blockedBy,omitempty"`
+	SystemMessages []string       `json:"systemMessages,omitempty"`
+	Data           map[string]any `json:"data"`            // the event data with rewrites folded in
+	Extra          map[string]any `json:"extra,omitempty"` // unknown output fields
+	Notices        []string       `json:"notices,omitempty"`
+	Results        []Result       `json:"results"`
+}
+
+// SystemMessage joins the system messages in execution order.
+func (o Outcome) SystemMessage() string {
+	f := Fold{Messages: o.SystemMessages}
+	return f.SystemMessage()
+}
+
+// Engine runs the hooks of a registry for events.
+type Engine struct {
+	reg     *Registry
+	opts    Options
+	baseEnv []string
+	ctx     context.Context // lives until Close; async and persistent hooks use it
+	cancel  context.CancelFunc
+	async   sync.WaitGroup
+
+	mu       sync.Mutex
+	approved map[string]string // id -> hash approved in this process
+	dirHash  map[string]string // extension dir -> h1 hash
+	procs    map[string]*persistentProc
+}
+
+// New returns an engine running the hooks of reg.
+func New(reg *Registry, opts Options) *Engine {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxOutput <= 0 {
+		opts.MaxOutput = DefaultMaxOutput
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = KillGrace
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.Persistent = opts.Persistent.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{
+		reg: reg, opts: opts, baseEnv: os.Environ(), ctx: ctx, cancel: cancel,
+		approved: map[string]string{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
+	}
+}
+
+// Registry returns the engine's registry.
+func (e *Engine) Registry() *Registry { return e.reg }
+
+// Emit runs the hooks of event ev on data, in registration order, and
+// folds their answers. data is not changed. The error is non-nil only
+// when ctx ends; hook failures are results, not errors.
+func (e *Engine) Emit(ctx context.Context, ev Event, data map[string]any) (Outcome, error) {
+	f := NewFold(data)
+	out := Outcome{Event: ev}
+	if e.opts.Enabled {
+		if _, ok := f.Data["session_id"]; !ok && e.opts.Session.ID != "" {
+			f.Data["session_id"] = e.opts.Session.ID
+		}
+		for _, h := range Plan(e.reg, ev, f.Data) {
+			if err := ctx.Err(); err != nil {
+				return e.finish(out, f), err
+			}
+			res, stop := e.step(ctx, h, ev, f)
+			out.Results = append(out.Results, res)
+			if res.Skipped != "" {
+				out.Notices = append(out.Notices, res.Skipped)
+			}
+			if stop {
+				break
+			}
+		}
+	}
+	return e.finish(out, f), nil
+}
+
+func (e *Engine) finish(out Outcome, f *Fold) Outcome {
+	out.Blocked, out.Reason, out.BlockedBy = f.Blocked, f.Reason, f.BlockedBy
+	out.SystemMessages, out.Data, out.Extra = f.Messages, f.Data, f.Extra
+	return out
+}
+
+// step runs one hook and folds its verdict.
+func (e *Engine) step(ctx context.Context, h *Hook, ev Event, f *Fold) (Result, bool) {
+	res := Result{Hook: h.QualifiedName(), Event: ev, Scope: h.Scope}
+	if ok, why := e.allowed(ctx, h); !ok {
+		res.Skipped = why
+		e.opts.Logger.Warn("hook skipped", "hook", res.Hook, "event", ev, "reason", why)
+		return res, false
+	}
+	if h.Def.Async {
+		res.Async = true
+		e.startAsync(h, ev, maps.Clone(f.Data), maps.Clone(f.Extra))
+		return res, false
+	}
+	v := e.run(ctx, h, ev, f.Data, f.Extra, &res)
+	stop := f.Apply(res.Hook, h.Def.FailClosed, v)
+	res.Blocked = stop
+	return res, stop
+}
+
+// run executes h once and interprets its output, filling res.
+func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[string]any, res *Result) Verdict {
+	start := time.Now()
+	var out RunOutput
+	input, err := BuildInput(h, ev, data, extra, e.opts.Session, e.opts.Now(), 0)
+	if err != nil {
+		out = RunOutput{ExitCode: -1, Err: fmt.Errorf("encode input: %w", err)}
+	} else if h.Def.Persistent {
+		out = e.runPersistent(ctx, h, ev, data, extra)
+	} else {
+		out = e.runOnce(ctx, h, ev, input)
+	}
+	v := Interpret(h.Dialect(), ev, out)
+	res.Duration, res.ExitCode, res.Truncated = time.Since(start), out.ExitCode, out.Truncated
+	res.Failure, res.Error, res.Message = v.Failure, v.Detail, v.SystemMessage
+	if v.Failure != "" {
+		e.opts.Logger.Warn("hook failed", "hook", res.Hook, "extension", h.Extension, "event", ev,
+			"failure", v.Failure, "detail", v.Detail, "failClosed", h.Def.FailClosed)
+	}
+	return v
+}
+
+// runOnce starts the hook's process for one event.
+func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte) RunOutput {
+	log, closeLog := e.openLog(h, ev)
+	defer closeLog()
+	dir := e.dir(h)
+	path, args := commandLine(h, dir)
+	return runProcess(ctx, runSpec{
+		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
+		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,
+	})
+}
+
+// startAsync runs an observer in the background; its output is not folded.
+func (e *Engine) startAsync(h *Hook, ev Event, data, extra map[string]any) {
+	e.async.Add(1)
+	go func() {
+		defer e.async.Done()
+		res := Result{Hook: h.QualifiedName(), Event: ev, Scope: h.Scope, Async: true}
+		e.run(e.ctx, h, ev, data, extra, &res)
+		if e.opts.OnAsync != nil {
+			e.opts.OnAsync(res)
+		}
+	}()
+}
+
+// Wait blocks until every async observer started so far has finished.
+func (e *Engine) Wait() { e.async.Wait() }
+
+// Close stops persistent hooks cleanly, waits for async observers (which
+// are killed if still running) and releases the engine.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	procs := e.procs
+	e.procs = map[string]*persistentProc{}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.shutdown() }()
+	}
+	wg.Wait()
+	e.cancel()
+	e.async.Wait()
+	return nil
+}
+
+func (e *Engine) dir(h *Hook) string {
+	if h.Dir != "" {
+		return h.Dir
+	}
+	return e.opts.Session.Cwd
+}
+
+// env is the hook's environment: ollm's own, then variables describing
+// the event, then the extension's settings, then the hook's env.
+func (e *Engine) env(h *Hook, ev Event) []string {
+	env := append([]string(nil), e.baseEnv...)
+	cwd := e.opts.Session.Cwd
+	env = append(env, "OLLM_HOOK_EVENT="+string(ev), "OLLM_HOOK_NAME="+h.Name,
+		"OLLM_SESSION_ID="+e.opts.Session.ID, "OLLM_PROJECT_DIR="+cwd)
+	if h.Extension != "" {
+		env = append(env, "OLLM_EXTENSION="+h.Extension, "OLLM_EXTENSION_DIR="+h.Dir)
+	}
+	switch h.Dialect() {
+	case DialectClaude:
+		env = append(env, "CLAUDE_PROJECT_DIR="+cwd)
+	case DialectGemini:
+		env = append(env, "GEMINI_PROJECT_DIR="+cwd)
+	}
+	for _, m := range []map[string]string{h.Env, h.Def.Env} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}

@@ -1,0 +1,115 @@
+package hooks
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+)
+
+// Fold is the state of one event's chain as hooks answer, in order. It is
+// a pure value: Apply only reads the verdict and changes the fold.
+type Fold struct {
+	Data      map[string]any // the event data with every rewrite so far
+	Extra     map[string]any // unknown output fields, visible to later hooks
+	Messages  []string       // system messages in execution order
+	Blocked   bool
+	Reason    string
+	BlockedBy string
+}
+
+// NewFold starts a chain on data. The caller's map is never changed.
+func NewFold(data map[string]any) *Fold {
+	d := maps.Clone(data)
+	if d == nil {
+		d = map[string]any{}
+	}
+	return &Fold{Data: d}
+}
+
+// Apply folds one hook's verdict in and reports whether the chain stops.
+// A failure is ignored unless the hook is fail-closed, in which case it
+// blocks; a block stops the chain.
+func (f *Fold) Apply(hook string, failClosed bool, v Verdict) (stop bool) {
+	if v.Failure != "" {
+		if !failClosed {
+			return false
+		}
+		f.block(hook, fmt.Sprintf("hook %s failed closed (%s): %s", hook, v.Failure, v.Detail))
+		return true
+	}
+	if v.SystemMessage != "" {
+		f.Messages = append(f.Messages, v.SystemMessage)
+	}
+	for k, val := range v.Data {
+		f.setData(k, val)
+	}
+	if len(v.Extra) > 0 {
+		if f.Extra == nil {
+			f.Extra = map[string]any{}
+		}
+		maps.Copy(f.Extra, v.Extra)
+	}
+	if v.Block {
+		f.block(hook, v.Reason)
+		return true
+	}
+	return false
+}
+
+func (f *Fold) block(hook, reason string) {
+	f.Blocked, f.Reason, f.BlockedBy = true, reason, hook
+}
+
+// setData replaces one field of the event data. available_tools can only
+// shrink: the new list filters the current one and keeps its order.
+func (f *Fold) setData(k string, val any) {
+	if k == "available_tools" {
+		if cur, ok := f.Data[k].([]any); ok {
+			f.Data[k] = filterTools(cur, val)
+			return
+		}
+	}
+	f.Data[k] = val
+}
+
+// filterTools keeps the entries of cur whose name the hook listed.
+func filterTools(cur []any, want any) []any {
+	list, _ := want.([]any)
+	if s, ok := want.([]string); ok {
+		for _, x := range s {
+			list = append(list, x)
+		}
+	}
+	keep := map[string]bool{}
+	for _, w := range list {
+		keep[toolName(w)] = true
+	}
+	out := []any{}
+	for _, c := range cur {
+		if keep[toolName(c)] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// toolName reads a tool entry: a name, or an object with a name (also
+// the {"function": {"name"}} shape of chat APIs).
+func toolName(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case map[string]any:
+		if n, ok := t["name"].(string); ok {
+			return n
+		}
+		if fn, ok := t["function"].(map[string]any); ok {
+			n, _ := fn["name"].(string)
+			return n
+		}
+	}
+	return ""
+}
+
+// SystemMessage joins the messages in execution order.
+func (f *Fold) SystemMessage() string { return strings.Join(f.Messages, "\n\n") }

@@ -1,0 +1,61 @@
+package hooks
+
+import (
+	"time"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Hook is one registered hook: its definition and where it came from.
+type Hook struct {
+	Name      string
+	Event     Event
+	Def       schema.Hook       // command, args, env, timeout, matcher, flags, dialect
+	Scope     schema.Scope      // discovery root kind; decides trust
+	Extension string            // "" for hooks declared in a profile
+	Root      string            // discovery root (workspace, OLLM_HOME, extensions dir); part of the stable id
+	Dir       string            // working directory: the extension root for extension hooks
+	Env       map[string]string // extension settings as environment variables
+	Hash      string            // content hash pinned by the lock; "" means compute it
+}
+
+// QualifiedName is "extension/name", or the bare name for profile hooks.
+func (h *Hook) QualifiedName() string {
+	if h.Extension == "" {
+		return h.Name
+	}
+	return h.Extension + "/" + h.Name
+}
+
+// ID is the stable trust id: source root, extension, event and hook name.
+// It does not change when the hook's content changes; the hash does.
+func (h *Hook) ID() string {
+	root := h.Root
+	if root == "" {
+		root = string(h.Scope)
+	}
+	return root + "::" + h.Extension + "::" + string(h.Event) + "::" + h.Name
+}
+
+// Dialect returns the hook's dialect, "ollm" by default.
+func (h *Hook) Dialect() string {
+	if h.Def.Dialect == "" {
+		return DialectOllm
+	}
+	return h.Def.Dialect
+}
+
+// timeout returns the hook's own timeout or def.
+func (h *Hook) timeout(def time.Duration) time.Duration {
+	if h.Def.Timeout > 0 {
+		return time.Duration(h.Def.Timeout) * time.Millisecond
+	}
+	return def
+}
+
+// Dialects of hook input and output.
+const (
+	DialectOllm   = "ollm"
+	DialectClaude = "claude"
+	DialectGemini = "gemini"
+)

@@ -1,0 +1,138 @@
+package hooks
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ProtocolVersion is the version of the hook protocol ollm speaks.
+const ProtocolVersion = "1.0.0"
+
+// Metadata is the metadata block of every ollm-dialect input.
+type Metadata struct {
+	Timestamp       string `json:"timestamp"`
+	HookName        string `json:"hookName"`
+	Extension       string `json:"extension,omitempty"`
+	SessionID       string `json:"sessionId"`
+	Cwd             string `json:"cwd"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// Input is what an ollm-dialect hook reads on stdin. Extra carries the
+// fields earlier hooks of the same event returned beyond the known ones.
+// ID is set only for persistent hooks, to pair answers with requests.
+type Input struct {
+	ID       uint64         `json:"id,omitempty"`
+	Event    Event          `json:"event"`
+	Data     map[string]any `json:"data"`
+	Extra    map[string]any `json:"extra,omitempty"`
+	Metadata Metadata       `json:"metadata"`
+}
+
+// Session describes the session events belong to.
+type Session struct {
+	ID  string
+	Cwd string
+}
+
+// BuildInput encodes the input of hook h for event e in h's dialect.
+func BuildInput(h *Hook, e Event, data, extra map[string]any, s Session, now time.Time, id uint64) ([]byte, error) {
+	var v any
+	switch h.Dialect() {
+	case DialectClaude:
+		v = withID(claudeInput(e, data, s), id)
+	case DialectGemini:
+		v = withID(geminiInput(e, data, s, now), id)
+	default:
+		v = Input{ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
+			Timestamp: now.UTC().Format(time.RFC3339Nano), HookName: h.Name,
+			Extension: h.Extension, SessionID: s.ID, Cwd: s.Cwd, ProtocolVersion: ProtocolVersion,
+		}}
+	}
+	return json.Marshal(v)
+}
+
+func withID(m map[string]any, id uint64) map[string]any {
+	if id != 0 {
+		m["id"] = id
+	}
+	return m
+}
+
+var claudeNames = map[Event]string{
+	BeforeTool: "PreToolUse", AfterTool: "PostToolUse", BeforeAgent: "UserPromptSubmit",
+	AfterAgent: "Stop", SessionStart: "SessionStart", SessionEnd: "SessionEnd",
+	OnContextOverflow: "PreCompact", OnApprovalRequest: "Notification",
+}
+
+var geminiNames = map[Event]string{
+	BeforeTool: "BeforeTool", AfterTool: "AfterTool", BeforeAgent: "BeforeAgent",
+	AfterAgent: "AfterAgent", BeforeModel: "BeforeModel", AfterModel: "AfterModel",
+	BeforeToolSelection: "BeforeToolSelection", SessionStart: "SessionStart",
+	SessionEnd: "SessionEnd", OnContextOverflow: "PreCompress", OnApprovalRequest: "Notification",
+}
+
+// dialectEventName is the name a dialect knows e by.
+func dialectEventName(names map[Event]string, e Event) string {
+	if n, ok := names[e]; ok {
+		return n
+	}
+	return string(e)
+}
+
+// claudeInput is Claude Code's hook input shape.
+func claudeInput(e Event, data map[string]any, s Session) map[string]any {
+	m := map[string]any{
+		"hook_event_name": dialectEventName(claudeNames, e),
+		"session_id":      s.ID,
+		"cwd":             s.Cwd,
+		"transcript_path": str(data["transcript_path"]),
+		"permission_mode": "default",
+	}
+	copyAs(m, data, "tool_name", "tool_name")
+	copyAs(m, data, "args", "tool_input")
+	copyAs(m, data, "result", "tool_response")
+	copyAs(m, data, "prompt", "prompt")
+	copyAs(m, data, "source", "source")
+	copyAs(m, data, "reason", "reason")
+	copyAs(m, data, "trigger", "trigger")
+	copyAs(m, data, "message", "message")
+	if e == AfterAgent {
+		m["stop_hook_active"] = false
+	}
+	return m
+}
+
+// geminiInput is Gemini CLI's hook input shape.
+func geminiInput(e Event, data map[string]any, s Session, now time.Time) map[string]any {
+	m := map[string]any{
+		"hook_event_name": dialectEventName(geminiNames, e),
+		"session_id":      s.ID,
+		"cwd":             s.Cwd,
+		"transcript_path": str(data["transcript_path"]),
+		"timestamp":       now.UTC().Format(time.RFC3339Nano),
+	}
+	copyAs(m, data, "tool_name", "tool_name")
+	copyAs(m, data, "args", "tool_input")
+	copyAs(m, data, "result", "tool_response")
+	copyAs(m, data, "prompt", "prompt")
+	copyAs(m, data, "response", "prompt_response")
+	switch e {
+	case BeforeModel, BeforeToolSelection:
+		m["llm_request"] = map[string]any{"model": data["model"], "messages": data["messages"], "tools": data["available_tools"]}
+	case AfterModel:
+		m["llm_response"] = map[string]any{"text": data["response"]}
+	}
+	return m
+}
+
+func copyAs(dst, src map[string]any, from, to string) {
+	if v, ok := src[from]; ok {
+		dst[to] = v
+	}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

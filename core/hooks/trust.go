@@ -1,0 +1,130 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ollm/ollm/schema"
+	"golang.org/x/mod/sumdb/dirhash"
+)
+
+// TrustState is the trust decision for one hook.
+type TrustState string
+
+// Trust states.
+const (
+	Trusted    TrustState = "trusted"    // its scope needs no approval
+	Approved   TrustState = "approved"   // approved with this hash
+	Unapproved TrustState = "unapproved" // never approved
+	Changed    TrustState = "changed"    // approved, but its content changed since
+)
+
+// Runs reports whether a hook in state s may run.
+func (s TrustState) Runs() bool { return s == Trusted || s == Approved }
+
+// NeedsApproval reports whether hooks from scope need an approval.
+// Builtin and user hooks are the user's own, and so are extensions in a
+// directory a trusted layer declared. Workspace, downloaded (store) and
+// --ext extensions run only once approved, unless trustWorkspace is set
+// (which the profile loader honours only from the user profile or a
+// flag). An unknown scope needs approval.
+func NeedsApproval(scope schema.Scope, trustWorkspace bool) bool {
+	switch scope {
+	case schema.ScopeBuiltin, schema.ScopeUser, schema.ScopeDirectory:
+		return false
+	case schema.ScopeWorkspace, schema.ScopeStore, schema.ScopeFlag:
+		return !trustWorkspace
+	}
+	return true
+}
+
+// Decide is the trust decision: scope first, then the stored approval
+// for the hook's stable id compared with its current hash.
+func Decide(scope schema.Scope, trustWorkspace bool, hash, approvedHash string, haveApproval bool) TrustState {
+	switch {
+	case !NeedsApproval(scope, trustWorkspace):
+		return Trusted
+	case !haveApproval:
+		return Unapproved
+	case approvedHash != hash:
+		return Changed
+	}
+	return Approved
+}
+
+// HashDir is the h1 hash of an extension tree, as the lock records it.
+func HashDir(dir string) (string, error) {
+	h, err := dirhash.HashDir(dir, "", dirhash.Hash1)
+	if err != nil {
+		return "", fmt.Errorf("hash extension directory %s: %w", dir, err)
+	}
+	return h, nil
+}
+
+// LooseHash is the hash of a hook that is not part of an extension:
+// sha256 over its command line and the contents of every script file the
+// command line names (relative names are taken from dir). Editing the
+// script or the command asks for approval again.
+func LooseHash(def schema.Hook, dir string) (string, error) {
+	hs := sha256.New()
+	fmt.Fprintf(hs, "command\x00%s\x00", def.Command)
+	for _, a := range def.Args {
+		fmt.Fprintf(hs, "arg\x00%s\x00", a)
+	}
+	for _, tok := range scriptTokens(def, dir) {
+		if err := hashFile(hs, tok, dir); err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(hs.Sum(nil)), nil
+}
+
+// scriptTokens lists the words of the command line that may name files.
+func scriptTokens(def schema.Hook, dir string) []string {
+	expand := func(k string) string {
+		switch k {
+		case "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "OLLM_PROJECT_DIR", "OLLM_EXTENSION_DIR":
+			return dir
+		}
+		return ""
+	}
+	words := strings.Fields(def.Command)
+	words = append(words, def.Args...)
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		w = strings.Trim(os.Expand(w, expand), `"'`)
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func hashFile(hs io.Writer, tok, dir string) error {
+	p := tok
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return nil
+		}
+		p = filepath.Join(dir, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil // not a file: an interpreter name, a flag, a word
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("hash hook script %s: %w", p, err)
+	}
+	defer f.Close()
+	fmt.Fprintf(hs, "file\x00%s\x00%d\x00%o\x00", tok, fi.Size(), fi.Mode().Perm()&0o111)
+	if _, err := io.Copy(hs, f); err != nil {
+		return fmt.Errorf("hash hook script %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// TrustVersion is the format version of the approval files.
+const TrustVersion = 1
+
+// HookApproval records that a user approved the hook with stable id
+// Source at content hash Hash.
+type HookApproval struct {
+	Source     string    `json:"source"`
+	Hash       string    `json:"hash"`
+	ApprovedAt time.Time `json:"approvedAt"`
+	ApprovedBy string    `json:"approvedBy"`
+}
+
+// TrustedHooks is trusted-hooks.json.
+type TrustedHooks struct {
+	Version   int            `json:"version"`
+	Approvals []HookApproval `json:"approvals"`
+}
+
+// Lookup returns the approval recorded for source.
+func (t *TrustedHooks) Lookup(source string) (HookApproval, bool) {
+	for _, a := range t.Approvals {
+		if a.Source == source {
+			return a, true
+		}
+	}
+	return HookApproval{}, false
+}
+
+// LoadTrustedHooks reads path; a missing file holds no approvals.
+func LoadTrustedHooks(path string) (*TrustedHooks, error) {
+	t := &TrustedHooks{Version: TrustVersion}
+	if _, err := ReadJSON(path, t); err != nil {
+		return nil, fmt.Errorf("read hook approvals: %w", err)
+	}
+	return t, nil
+}
+
+// ApproveHooks records approvals, replacing earlier ones for the same
+// source. It is safe against concurrent ollm processes.
+func ApproveHooks(path string, approvals ...HookApproval) error {
+	return UpdateJSON(path, PermPrivate, func(t *TrustedHooks) error {
+		t.Version = TrustVersion
+		for _, a := range approvals {
+			t.Approvals = replaceApproval(t.Approvals, a)
+		}
+		return nil
+	})
+}
+
+func replaceApproval(list []HookApproval, a HookApproval) []HookApproval {
+	for i := range list {
+		if list[i].Source == a.Source {
+			list[i] = a
+			return list
+		}
+	}
+	return append(list, a)
+}
+
+// RevokeHooks removes the approvals of the given sources and reports how
+// many it removed.
+func RevokeHooks(path string, sources ...string) (int, error) {
+	n := 0
+	err := UpdateJSON(path, PermPrivate, func(t *TrustedHooks) error {
+		t.Version = TrustVersion
+		kept := t.Approvals[:0]
+		for _, a := range t.Approvals {
+			if contains(sources, a.Source) {
+				n++
+				continue
+			}
+			kept = append(kept, a)
+		}
+		t.Approvals = kept
+		return nil
+	})
+	return n, err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// WorkspaceApproval records that a user approved a workspace profile:
+// the digest of its ollm.cue, ollm.lock and .mcp.json.
+type WorkspaceApproval struct {
+	Root       string    `json:"root"`
+	Digest     string    `json:"digest"`
+	ApprovedAt time.Time `json:"approvedAt"`
+	ApprovedBy string    `json:"approvedBy"`
+}
+
+// TrustedWorkspaces is trusted-workspaces.json.
+type TrustedWorkspaces struct {
+	Version    int                 `json:"version"`
+	Workspaces []WorkspaceApproval `json:"workspaces"`
+}
+
+// LoadTrustedWorkspaces reads path; a missing file approves nothing.
+func LoadTrustedWorkspaces(path string) (*TrustedWorkspaces, error) {
+	t := &TrustedWorkspaces{Version: TrustVersion}
+	if _, err := ReadJSON(path, t); err != nil {
+		return nil, fmt.Errorf("read workspace approvals: %w", err)
+	}
+	return t, nil
+}
+
+// Approved reports whether root is approved at digest.
+func (t *TrustedWorkspaces) Approved(root, digest string) bool {
+	for _, w := range t.Workspaces {
+		if w.Root == root && w.Digest == digest {
+			return true
+		}
+	}
+	return false
+}
+
+// Find returns the approval recorded for root.
+func (t *TrustedWorkspaces) Find(root string) (WorkspaceApproval, bool) {
+	for _, w := range t.Workspaces {
+		if w.Root == root {
+			return w, true
+		}
+	}
+	return WorkspaceApproval{}, false
+}
+
+// ApproveWorkspace records a, replacing an earlier approval of its root.
+func ApproveWorkspace(path string, a WorkspaceApproval) error {
+	return UpdateJSON(path, PermPrivate, func(t *TrustedWorkspaces) error {
+		t.Version = TrustVersion
+		for i := range t.Workspaces {
+			if t.Workspaces[i].Root == a.Root {
+				t.Workspaces[i] = a
+				return nil
+			}
+		}
+		t.Workspaces = append(t.Workspaces, a)
+		return nil
+	})
+}
+
+// RevokeWorkspace removes the approval of root and reports whether there
+// was one.
+func RevokeWorkspace(path, root string) (bool, error) {
+	found := false
+	err := UpdateJSON(path, PermPrivate, func(t *TrustedWorkspaces) error {
+		t.Version = TrustVersion
+		kept := t.Workspaces[:0]
+		for _, w := range t.Workspaces {
+			if w.Root == root {
+				found = true
+				continue
+			}
+			kept = append(kept, w)
+		}
+		t.Workspaces = kept
+		return nil
+	})
+	return found, err
+}
+
+// WorkspaceDigest is the digest a workspace profile is approved by:
+// sha256 over the name and contents of ollm.cue, ollm.lock and .mcp.json,
+// a missing file counting as distinct from an empty one. It returns ""
+// when none of the three exists: there is nothing to approve.
+func WorkspaceDigest(w Workspace) (string, error) {
+	h := sha256.New()
+	any := false
+	for _, p := range []string{w.Profile(), w.Lock(), w.MCPJSON()} {
+		data, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(h, "%s\x00missing\x00", filepath.Base(p))
+			continue
+		case err != nil:
+			return "", fmt.Errorf("workspace digest: %w", err)
+		}
+		any = true
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
+		h.Write(data)
+	}
+	if !any {
+		return "", nil
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
