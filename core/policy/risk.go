@@ -1,0 +1,50 @@
+package policy
+
+import "github.com/ollm/ollm/core/tool"
+
+// RiskOf classifies a tool. MCP annotations come first: readOnlyHint
+// means low, destructiveHint high, and a tool that says it is not
+// read-only without denying destruction is high, as the MCP specification
+// makes destructiveHint default to true. Otherwise the kind decides.
+func RiskOf(f Facts) tool.Risk {
+	a := f.Annotations
+	switch {
+	case a.ReadOnly != nil && *a.ReadOnly:
+		return tool.RiskLow
+	case a.Destructive != nil && *a.Destructive:
+		return tool.RiskHigh
+	case a.ReadOnly != nil && a.Destructive == nil:
+		return tool.RiskHigh
+	case a.Destructive != nil:
+		return tool.RiskMedium
+	}
+	return kindRisk(f.Kind)
+}
+
+func kindRisk(k tool.Kind) tool.Risk {
+	switch k {
+	case tool.KindRead, tool.KindSearch, tool.KindThink:
+		return tool.RiskLow
+	case tool.KindDelete, tool.KindExecute:
+		return tool.RiskHigh
+	default: // edit, fetch (may send data out), other (unknown)
+		return tool.RiskMedium
+	}
+}
+
+func riskRank(r tool.Risk) int {
+	switch r {
+	case tool.RiskHigh:
+		return 2
+	case tool.RiskMedium:
+		return 1
+	}
+	return 0
+}
+
+func maxRisk(a, b tool.Risk) tool.Risk {
+	if riskRank(b) > riskRank(a) {
+		return b
+	}
+	return a
+}
