@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,3 +92,5 @@ func run(t testing.TB, tl tool.Tool, params string, out func(tool.Chunk)) tool.R
 	}
 	return res
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
