@@ -3,6 +3,7 @@ package profiles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -174,7 +175,11 @@ func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := v.Decode(&r.Profile); err != nil {
+	data, err := v.MarshalJSON()
+	if err == nil {
+		err = json.Unmarshal(data, &r.Profile)
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("decode resolved profile (a bug in ollm): %w", err)
 	}
 	r.RuleScopes, r.HookScopes, r.DirectoryScopes = lists.scopes[0], lists.scopes[1], lists.scopes[2]

@@ -1,0 +1,85 @@
+package profiles
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// genExtensions writes n extensions with 3 hooks, 2 MCP servers and 3
+// settings each under OLLM_HOME/extensions.
+func genExtensions(tb testing.TB, e *env, n int) {
+	tb.Helper()
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("ext%03d", i)
+		extra := `"hooks": {
+  "before_tool": [{"name": "guard", "command": "./hooks/guard.sh", "matcher": "shell", "failClosed": true}, {"name": "audit", "command": "python3", "args": ["hooks/audit.py"], "async": true}],
+  "session_start": [{"name": "init", "command": "./hooks/init.sh", "timeout": 5000}]
+},
+"mcpServers": {
+  "files": {"command": "node", "args": ["servers/files.js", "--root", "${workspacePath}"], "env": {"LEVEL": "${LOG_LEVEL:-info}"}},
+  "web": {"transport": "http", "url": "http://127.0.0.1:9000/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+},
+"settings": [
+  {"name": "apiKey", "description": "API key", "envVar": "` + strings.ToUpper(name) + `_KEY", "sensitive": true, "required": false},
+  {"name": "level", "description": "Log level", "default": "info", "enum": ["debug", "info"]},
+  {"name": "retries", "description": "Retries", "type": "number", "default": 3}
+]`
+		e.write(filepath.Join(e.home.Extensions(), name, "manifest.json"), manifestJSON(name, extra))
+	}
+}
+
+func TestGeneratedExtensionsLoad(t *testing.T) {
+	e := newEnv(t)
+	genExtensions(t, e, 50)
+	r, err := Load(e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Extensions) != 50 || len(r.Problems) != 0 {
+		t.Fatalf("loaded %d extensions, problems: %s", len(r.Extensions), problemsText(r.Problems))
+	}
+}
+
+// BenchmarkResolve50 resolves a profile with 50 extensions (3 hooks, 2 MCP
+// servers and 3 settings each) through CUE, without the cache. Target:
+// under 100 ms per resolve.
+func BenchmarkResolve50(b *testing.B) {
+	e := benchEnv(b, 50)
+	o := e.opts()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResolve50Cached is the same profile loaded from the resolution
+// cache: what a session start pays when nothing changed.
+func BenchmarkResolve50Cached(b *testing.B) {
+	e := benchEnv(b, 50)
+	o := e.opts()
+	o.NoCache = false
+	if _, err := Load(o); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchEnv(b *testing.B, n int) *env {
+	d := b.TempDir()
+	t := &testing.T{}
+	e := &env{t: t}
+	e.home.Dir = filepath.Join(d, "home")
+	e.ws.Root = filepath.Join(d, "ws")
+	genExtensions(b, e, n)
+	e.write("ws/ollm.cue", "model: name: \"llama3.2\"\npolicy: rules: [{tool: \"shell\", action: \"deny\", when: {arg: \"$program\", equals: \"rm\"}}]\n")
+	return e
+}
