@@ -84,6 +84,8 @@ func LooseHash(def schema.Hook, dir string) (string, error) {
 	return "sha256:" + hex.EncodeToString(hs.Sum(nil)), nil
 }
 
+var unquote = strings.NewReplacer(`"`, "", `'`, "")
+
 // scriptTokens lists the words of the command line that may name files.
 func scriptTokens(def schema.Hook, dir string) []string {
 	expand := func(k string) string {
@@ -97,7 +99,7 @@ func scriptTokens(def schema.Hook, dir string) []string {
 	words = append(words, def.Args...)
 	out := make([]string, 0, len(words))
 	for _, w := range words {
-		w = strings.Trim(os.Expand(w, expand), `"'`)
+		w = unquote.Replace(os.Expand(w, expand))
 		if w != "" {
 			out = append(out, w)
 		}

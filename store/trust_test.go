@@ -1,0 +1,97 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestHookApprovals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trusted-hooks.json")
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := ApproveHooks(path, HookApproval{Source: "a", Hash: "h1", ApprovedAt: now, ApprovedBy: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApproveHooks(path, HookApproval{Source: "a", Hash: "h2", ApprovedAt: now, ApprovedBy: "me"}, HookApproval{Source: "b", Hash: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := LoadTrustedHooks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := tr.Lookup("a"); !ok || a.Hash != "h2" || !a.ApprovedAt.Equal(now) || len(tr.Approvals) != 2 || tr.Version != TrustVersion {
+		t.Fatalf("approvals = %+v", tr)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != PermPrivate {
+		t.Errorf("mode = %v", fi.Mode().Perm())
+	}
+	n, err := RevokeHooks(path, "a", "missing")
+	if err != nil || n != 1 {
+		t.Fatalf("revoke = %d, %v", n, err)
+	}
+	if tr, _ = LoadTrustedHooks(path); len(tr.Approvals) != 1 || tr.Approvals[0].Source != "b" {
+		t.Fatalf("after revoke: %+v", tr)
+	}
+}
+
+func TestConcurrentApprovalsAreAllKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trusted-hooks.json")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ApproveHooks(path, HookApproval{Source: string(rune('a' + i)), Hash: "h"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if tr, _ := LoadTrustedHooks(path); len(tr.Approvals) != 20 {
+		t.Fatalf("kept %d of 20 approvals", len(tr.Approvals))
+	}
+}
+
+func TestWorkspaceApprovalAndDigest(t *testing.T) {
+	ws := Workspace{Root: t.TempDir()}
+	if d, err := WorkspaceDigest(ws); err != nil || d != "" {
+		t.Fatalf("digest of an empty workspace = %q, %v", d, err)
+	}
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(ws.Profile(), "version: 1\n")
+	d1, _ := WorkspaceDigest(ws)
+	write(ws.Lock(), "{}")
+	d2, _ := WorkspaceDigest(ws)
+	write(ws.MCPJSON(), `{"mcpServers":{}}`)
+	d3, _ := WorkspaceDigest(ws)
+	write(ws.MCPJSON(), "")
+	d4, _ := WorkspaceDigest(ws)
+	seen := map[string]bool{}
+	for _, d := range []string{d1, d2, d3, d4} {
+		if d == "" || seen[d] {
+			t.Fatalf("digests should all differ: %s %s %s %s", d1, d2, d3, d4)
+		}
+		seen[d] = true
+	}
+
+	path := filepath.Join(t.TempDir(), "trusted-workspaces.json")
+	if err := ApproveWorkspace(path, WorkspaceApproval{Root: ws.Root, Digest: d4, ApprovedBy: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	tw, _ := LoadTrustedWorkspaces(path)
+	if !tw.Approved(ws.Root, d4) || tw.Approved(ws.Root, d3) || tw.Approved("/other", d4) {
+		t.Fatalf("approvals = %+v", tw)
+	}
+	if ok, err := RevokeWorkspace(path, ws.Root); !ok || err != nil {
+		t.Fatalf("revoke = %v, %v", ok, err)
+	}
+	if tw, _ = LoadTrustedWorkspaces(path); tw.Approved(ws.Root, d4) {
+		t.Fatal("still approved after revoke")
+	}
+}
