@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ollm/ollm/core/tool"
@@ -247,6 +248,14 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 		return errResult(tool.ErrCancelled, "call to MCP tool %s cancelled (%v); the server was told to stop", key, ctx.Err())
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return errResult(tool.ErrTimeout, "MCP tool %s: no answer within %s; the call was cancelled (raise the server's timeout if it needs longer)", key, timeout)
+	}
+	if errors.Is(err, transport.ErrTransportClosed) {
+		// The process exit or the protocol error that closed the transport
+		// is reported a moment later; wait for it to name the cause.
+		select {
+		case <-c.lost:
+		case <-time.After(3 * time.Second):
+		}
 	}
 	if lost := c.lostReason(); lost != nil {
 		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, describeCommand(s.spec), key.Tool, lost, s.logs.where())
