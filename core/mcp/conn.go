@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -282,6 +283,19 @@ func (c *conn) lostReason() error {
 	default:
 		return nil
 	}
+}
+
+// causeOf returns why the connection was lost when err says the transport
+// closed. The process exit or protocol error behind it is reported a moment
+// after the transport notices, so wait briefly for it.
+func (c *conn) causeOf(err error) error {
+	if errors.Is(err, transport.ErrTransportClosed) {
+		select {
+		case <-c.lost:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	return c.lostReason()
 }
 
 // close shuts the connection down; for stdio it stops the process.

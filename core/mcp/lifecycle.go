@@ -135,7 +135,7 @@ func (m *Manager) serverError(s *server, doing string, err error) error {
 
 // connectError explains why a connection attempt failed and what to do.
 func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Context, err error, timeout time.Duration) error {
-	if lost := c.lostReason(); lost != nil && !errors.Is(lost, errClosed) {
+	if lost := c.causeOf(err); lost != nil && !errors.Is(lost, errClosed) {
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, stderrHint(s.logs), s.logs.where()))
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -43,8 +43,8 @@ func TestExpand(t *testing.T) {
 func TestExpandServer(t *testing.T) {
 	cfg := Config{
 		Command: "${BIN_DIR}/srv", Args: []string{"--root", "${extensionPath}", "${MISSING}"},
-		Env:     map[string]string{"API_KEY": "${SECRET}", "MODE": "${MODE:-prod}"},
-		URL:     "http://127.0.0.1:${PORT:-8080}/mcp", Headers: map[string]string{"Authorization": "Bearer ${SECRET}"},
+		Env: map[string]string{"API_KEY": "${SECRET}", "MODE": "${MODE:-prod}"},
+		URL: "http://127.0.0.1:${PORT:-8080}/mcp", Headers: map[string]string{"Authorization": "Bearer ${SECRET}"},
 	}
 	parent := []string{"BIN_DIR=/opt", "SECRET=s3", "PATH=/bin", "API_KEY=parent"}
 	x := ExpandServer("srv", cfg, parent, map[string]string{"FROM_SETTING": "v"}, map[string]string{"extensionPath": "/ext"})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ollm/ollm/core/tool"
@@ -249,15 +248,7 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return errResult(tool.ErrTimeout, "MCP tool %s: no answer within %s; the call was cancelled (raise the server's timeout if it needs longer)", key, timeout)
 	}
-	if errors.Is(err, transport.ErrTransportClosed) {
-		// The process exit or the protocol error that closed the transport
-		// is reported a moment later; wait for it to name the cause.
-		select {
-		case <-c.lost:
-		case <-time.After(3 * time.Second):
-		}
-	}
-	if lost := c.lostReason(); lost != nil {
+	if lost := c.causeOf(err); lost != nil {
 		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, describeCommand(s.spec), key.Tool, lost, s.logs.where())
 	}
 	return errResult(tool.ErrExec, "MCP tool %s failed: %v", key, err)
