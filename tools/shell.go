@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -133,7 +134,7 @@ func shellResult(command string, code int, o *output, waitErr error, end shellEn
 		fail = &tool.Error{Kind: tool.ErrCancelled, Message: "the command was cancelled and killed"}
 	case code != 0:
 		fail = &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("exit code %d%s", code, lastLine(stderr))}
-	case waitErr != nil:
+	case waitErr != nil && !errors.Is(waitErr, exec.ErrWaitDelay):
 		fail = &tool.Error{Kind: tool.ErrExec, Message: waitErr.Error()}
 	}
 	forModel := fmt.Sprintf("Exit code: %d\nOutput:\n%s", code, body)

@@ -15,7 +15,7 @@ func bashCommand(command, dir string, env []string) *exec.Cmd {
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 500 * time.Millisecond // children holding the pipes do not hang Wait
+	cmd.WaitDelay = 2 * time.Second // children holding the pipes do not hang Wait
 	return cmd
 }
 
