@@ -5,7 +5,8 @@ import "github.com/ollm/ollm/core/tool"
 // RiskOf classifies a tool. MCP annotations come first: readOnlyHint
 // means low, destructiveHint high, and a tool that says it is not
 // read-only without denying destruction is high, as the MCP specification
-// makes destructiveHint default to true. Otherwise the kind decides.
+// makes destructiveHint default to true. Otherwise the kind decides
+// (tool.RiskFor).
 func RiskOf(f Facts) tool.Risk {
 	a := f.Annotations
 	switch {
@@ -18,18 +19,7 @@ func RiskOf(f Facts) tool.Risk {
 	case a.Destructive != nil:
 		return tool.RiskMedium
 	}
-	return kindRisk(f.Kind)
-}
-
-func kindRisk(k tool.Kind) tool.Risk {
-	switch k {
-	case tool.KindRead, tool.KindSearch, tool.KindThink:
-		return tool.RiskLow
-	case tool.KindDelete, tool.KindExecute:
-		return tool.RiskHigh
-	default: // edit, fetch (may send data out), other (unknown)
-		return tool.RiskMedium
-	}
+	return tool.RiskFor(f.Kind)
 }
 
 func riskRank(r tool.Risk) int {
