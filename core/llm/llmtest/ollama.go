@@ -151,6 +151,8 @@ func (s *Ollama) step(out *ndjson, r *http.Request, st Step, rep *reply) bool {
 		return s.hold(r, st.wait)
 	case stepDrop:
 		panic(http.ErrAbortHandler)
+	case stepEnd:
+		return false
 	}
 	return true
 }

@@ -175,6 +175,8 @@ func (s *OpenAI) step(out *sse, r *http.Request, st Step, rep *reply) bool {
 		return s.hold(r, st.wait)
 	case stepDrop:
 		panic(http.ErrAbortHandler)
+	case stepEnd:
+		return false
 	}
 	return true
 }

@@ -18,6 +18,7 @@ const (
 	stepHang
 	stepWait
 	stepDrop
+	stepEnd
 	stepPause
 	stepRaw
 )
@@ -104,6 +105,10 @@ func Wait(ch <-chan struct{}) Step { return Step{kind: stepWait, wait: ch} }
 // Drop cuts the connection without ending the reply, as a server that
 // crashed would.
 func Drop() Step { return Step{kind: stepDrop} }
+
+// EndWithoutDone ends the body cleanly without the final chunk (no
+// done, no [DONE]), as a misbehaving proxy might.
+func EndWithoutDone() Step { return Step{kind: stepEnd} }
 
 // Pause sleeps between chunks, for demonstrations and UI pacing; tests
 // should order events with Wait instead.
