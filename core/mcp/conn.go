@@ -144,11 +144,13 @@ func (c *conn) stdioTransport() (transport.Interface, error) {
 }
 
 func (c *conn) clientOptions() []client.ClientOption {
-	opts := []client.ClientOption{
-		client.WithRootsHandler(rootsHandler{roots: c.opts.Roots}),
-		client.WithElicitationHandler(elicitHandler{server: c.spec.Name, elicit: c.opts.Elicit}),
+	var opts []client.ClientOption
+	if c.answersRequests() {
+		opts = append(opts,
+			client.WithRootsHandler(rootsHandler{roots: c.opts.Roots}),
+			client.WithElicitationHandler(elicitHandler{server: c.spec.Name, elicit: c.opts.Elicit}))
 	}
-	if c.opts.Sample != nil {
+	if c.opts.Sample != nil && c.answersRequests() {
 		opts = append(opts, client.WithSamplingHandler(sampleHandler{server: c.spec.Name, sample: c.opts.Sample}))
 	}
 	if c.opts.LegacyHandshake {
@@ -161,16 +163,24 @@ func (c *conn) clientOptions() []client.ClientOption {
 func (c *conn) initialize(ctx context.Context) error {
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "ollm", Version: c.opts.clientVersion()}
-	req.Params.Capabilities.Roots = &struct {
-		ListChanged bool `json:"listChanged,omitempty"`
-	}{ListChanged: true}
-	req.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{}
-	if c.opts.Sample != nil {
-		req.Params.Capabilities.Sampling = &mcp.SamplingCapability{}
+	if c.answersRequests() {
+		req.Params.Capabilities.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{ListChanged: true}
+		req.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{}
+		if c.opts.Sample != nil {
+			req.Params.Capabilities.Sampling = &mcp.SamplingCapability{}
+		}
 	}
 	_, err := c.client.Initialize(ctx, req)
 	return err
 }
+
+// answersRequests reports whether the transport can answer requests from
+// the server (roots, elicitation, sampling). mcp-go's SSE transport cannot,
+// so over SSE those capabilities are not offered: a server would otherwise
+// wait forever for an answer.
+func (c *conn) answersRequests() bool { return c.spec.Transport() != TransportSSE }
 
 // listTools fetches every page of tools/list.
 func (c *conn) listTools(ctx context.Context) ([]mcp.Tool, error) {
