@@ -79,4 +79,6 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 var commands = []func(*Factory) *cobra.Command{
 	newCmdVersion,
 	newCmdProfile,
+	newCmdHooks,
+	newCmdTrust,
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 )
 
 // Held lists what an unapproved workspace profile would have done.
@@ -177,4 +178,19 @@ func modeNote(h Held) string {
 		s += ", defaultAction allow reset to ask"
 	}
 	return s
+}
+
+// WorkspaceApproved reports whether the workspace profile of ws is
+// approved at its current digest. A workspace without ollm.cue, ollm.lock
+// or .mcp.json has nothing to approve and counts as approved.
+func WorkspaceApproved(home store.Home, ws store.Workspace) (approved bool, digest string, err error) {
+	digest, err = store.WorkspaceDigest(ws)
+	if err != nil || digest == "" {
+		return err == nil, digest, err
+	}
+	t, err := store.LoadTrustedWorkspaces(home.TrustedWorkspaces())
+	if err != nil {
+		return false, digest, err
+	}
+	return t.Approved(ws.Root, digest), digest, nil
 }
