@@ -295,4 +295,3 @@ func names(r *tool.Registry) []string {
 	}
 	return out
 }
-
