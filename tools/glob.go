@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ollm/ollm/core/tool"
@@ -78,13 +79,17 @@ func (e *env) globFiles(ctx context.Context, base, pattern string, hidden bool, 
 		}
 	}
 	hidden = hidden || isHiddenPath(pattern)
-	err = walkTree(ctx, start, e.walkOpts(hidden, 0), func(ent walkEntry) (bool, error) {
+	var mu sync.Mutex
+	err = walkTreeParallel(ctx, start, e.walkOpts(hidden, 0), func(ent walkEntry) (bool, error) {
 		if ent.dir {
 			return true, nil
 		}
 		rel := relTo(base, ent.abs)
 		if ok, _ := doublestar.Match(pattern, rel); ok {
-			paths = append(paths, e.rel(ent.abs))
+			shown := e.rel(ent.abs)
+			mu.Lock()
+			paths = append(paths, shown)
+			mu.Unlock()
 		}
 		return true, nil
 	})

@@ -109,8 +109,9 @@ func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParam
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			var local []grepHit
+			var scratch []byte
 			for f := range files {
-				local = e.grepFile(f.abs, m, local, &total, &stored)
+				local = e.grepFile(f.abs, m, &scratch, local, &total, &stored)
 			}
 			mu.Lock()
 			hits = append(hits, local...)
@@ -136,7 +137,7 @@ func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files ch
 		return nil
 	}
 	matchPath := strings.Contains(p.FilePattern, "/")
-	return walkTree(ctx, base, e.walkOpts(p.IncludeHidden, 0), func(ent walkEntry) (bool, error) {
+	return walkTreeParallel(ctx, base, e.walkOpts(p.IncludeHidden, 0), func(ent walkEntry) (bool, error) {
 		if ent.dir {
 			return true, nil
 		}
@@ -154,13 +155,13 @@ func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files ch
 	})
 }
 
-func (e *env) grepFile(abs string, m *matcher, hits []grepHit, total, stored *atomic.Int64) []grepHit {
+func (e *env) grepFile(abs string, m *matcher, scratch *[]byte, hits []grepHit, total, stored *atomic.Int64) []grepHit {
 	data, err := os.ReadFile(abs)
 	if err != nil || IsBinary(data) {
 		return hits
 	}
 	shown := e.rel(abs)
-	m.search(data, func(line int, text []byte) {
+	m.search(data, scratch, func(line int, text []byte) {
 		total.Add(1)
 		if stored.Add(1) > maxStoredHits {
 			return

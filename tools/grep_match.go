@@ -67,11 +67,17 @@ func isASCII(b []byte) bool {
 }
 
 // search calls emit for each matching line of data with its 1-based number.
-func (m *matcher) search(data []byte, emit func(line int, text []byte)) {
+// scratch, when not nil, is reused for the lower-cased copy a
+// case-insensitive search needs.
+func (m *matcher) search(data []byte, scratch *[]byte, emit func(line int, text []byte)) {
 	hay := data
 	if len(m.literal) > 0 {
 		if m.fold {
-			hay = bytes.ToLower(data) // ASCII folding keeps byte offsets
+			if scratch == nil {
+				scratch = new([]byte)
+			}
+			*scratch = lowerASCII((*scratch)[:0], data) // keeps byte offsets
+			hay = *scratch
 		}
 		if !bytes.Contains(hay, m.literal) {
 			return
@@ -133,4 +139,23 @@ func (c *lineCounter) number(off int) int {
 	c.line += bytes.Count(c.data[c.counted:off], []byte{'\n'})
 	c.counted = off
 	return c.line + 1
+}
+
+var lowerTable = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// lowerASCII appends src with ASCII letters lower-cased to dst.
+func lowerASCII(dst, src []byte) []byte {
+	dst = append(dst, src...)
+	for i, c := range dst {
+		dst[i] = lowerTable[c]
+	}
+	return dst
 }

@@ -134,7 +134,7 @@ func TestMatcherLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines []string
-		m.search(data, func(n int, _ []byte) { lines = append(lines, strconv.Itoa(n)) })
+		m.search(data, nil, func(n int, _ []byte) { lines = append(lines, strconv.Itoa(n)) })
 		if got := strings.Join(lines, ","); got != tt.want {
 			t.Errorf("%q (caseSensitive %v): lines %s, want %s", tt.pattern, tt.cs, got, tt.want)
 		}

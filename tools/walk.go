@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // walkOpts choose what a walk visits.
@@ -50,6 +52,39 @@ type walker struct {
 	ctx   context.Context
 	o     walkOpts
 	visit func(walkEntry) (bool, error)
+	spawn func(func() error) // parallel walks read subdirectories through it
+}
+
+// walkTreeParallel is walkTree reading directories on several goroutines:
+// visit is called concurrently and in no particular order. Search tools
+// use it and sort what they collect.
+func walkTreeParallel(ctx context.Context, base string, o walkOpts, visit func(walkEntry) (bool, error)) error {
+	ig := newIgnorer(base, o.fallbackTop, o.getenv)
+	topRel, _ := filepath.Rel(ig.top, base)
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	w := &walker{ctx: ctx, o: o, visit: visit}
+	w.spawn = func(job func() error) {
+		wg.Go(func() {
+			sem <- struct{}{}
+			err := job()
+			<-sem
+			if err != nil {
+				errOnce.Do(func() { firstErr = err })
+			}
+		})
+	}
+	parts := splitRel(topRel)
+	w.spawn(func() error { return w.dir(base, "", parts, 1, ig.child(base, parts)) })
+	wg.Wait()
+	if errors.Is(firstErr, errStopWalk) {
+		return nil
+	}
+	return firstErr
 }
 
 func (w *walker) dir(abs, rel string, parts []string, depth int, ig *ignorer) error {
@@ -82,6 +117,10 @@ func (w *walker) entry(abs, rel string, parts []string, depth int, ig *ignorer, 
 	descend, err := w.visit(ent)
 	if err != nil || !isDir || !descend || (w.o.maxDepth > 0 && depth >= w.o.maxDepth) {
 		return err
+	}
+	if w.spawn != nil {
+		w.spawn(func() error { return w.dir(ent.abs, ent.rel, childParts, depth+1, ig.child(ent.abs, childParts)) })
+		return nil
 	}
 	return w.dir(ent.abs, ent.rel, childParts, depth+1, ig.child(ent.abs, childParts))
 }

@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/ollm/ollm/core/tool"
+)
+
+// The search benchmarks run over $(go env GOROOT)/src (about 11 000 files,
+// 150 MB) and, in the same run, ripgrep over the same tree, so the figures
+// in docs/notes/tools.md compare like with like. The ripgrep halves skip
+// when rg is not installed; the Go halves always run.
+
+var benchGrepPatterns = []struct{ name, pattern, rgFlag string }{
+	{"literal", `errors\.New\(`, ""},
+	{"regex", `func \(\w+ \*\w+\) Close\(\)`, ""},
+	{"nocase", `deprecated:`, "-i"},
+}
+
+func goroot(b *testing.B) string { return filepath.Join(runtime.GOROOT(), "src") }
+
+func benchTool(b *testing.B, name, params string) {
+	root := goroot(b)
+	var tl tool.Tool
+	for _, t := range Builtin(Config{Root: root, Getenv: func(string) string { return "" }}) {
+		if t.Name() == name {
+			tl = t
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		inv, err := tl.Build(json.RawMessage(params))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := inv.Execute(context.Background(), nil)
+		if err != nil || res.Error != nil {
+			b.Fatal(err, res.Error)
+		}
+	}
+}
+
+func benchRipgrep(b *testing.B, args ...string) {
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		b.Skip("ripgrep (rg) is not installed; install the ripgrep package to compare")
+	}
+	for b.Loop() {
+		cmd := exec.Command(rg, args...)
+		cmd.Dir = goroot(b)
+		if err := cmd.Run(); err != nil {
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 0 {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkGrepGOROOT(b *testing.B) {
+	for _, p := range benchGrepPatterns {
+		params := map[string]any{"pattern": p.pattern, "maxResults": 100}
+		if p.rgFlag == "-i" {
+			params["caseSensitive"] = false
+		}
+		data, _ := json.Marshal(params)
+		b.Run(p.name+"/ollm", func(b *testing.B) { benchTool(b, "grep", string(data)) })
+		args := []string{"-n", "--no-heading", "--no-require-git"}
+		if p.rgFlag != "" {
+			args = append(args, p.rgFlag)
+		}
+		b.Run(p.name+"/rg", func(b *testing.B) { benchRipgrep(b, append(args, p.pattern, ".")...) })
+	}
+}
+
+func BenchmarkGlobGOROOT(b *testing.B) {
+	b.Run("ollm", func(b *testing.B) { benchTool(b, "glob", `{"pattern":"**/*_test.go","maxResults":100000}`) })
+	b.Run("rg", func(b *testing.B) { benchRipgrep(b, "--files", "--no-require-git", "-g", "*_test.go", ".") })
+}
