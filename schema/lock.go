@@ -16,13 +16,20 @@ type Lock struct {
 	Packages   []LockedPackage `json:"packages,omitempty"`   // npx/uvx-launched MCP servers
 }
 
+// Source types recorded in LockedSource.Type.
+const (
+	SourceGit  = "git"  // a git repository (Source is the URL or path as written)
+	SourcePath = "path" // a local directory (Source is the path as written)
+)
+
 // LockedSource pins one git or local source.
 type LockedSource struct {
 	Name   string `json:"name"`
+	Type   string `json:"type"`             // SourceGit | SourcePath
 	Source string `json:"source"`           // git URL or local path as written
 	Ref    string `json:"ref,omitempty"`    // as asked
 	Subdir string `json:"subdir,omitempty"` // as asked
-	Commit string `json:"commit,omitempty"` // resolved
+	Commit string `json:"commit,omitempty"` // resolved (git only)
 	Hash   string `json:"hash"`             // h1: over files and executable bits
 }
 

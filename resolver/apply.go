@@ -1,0 +1,364 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// StaleError is a lock that does not satisfy the profile under --locked.
+type StaleError struct {
+	File    string
+	Missing bool
+	Changes []Change
+}
+
+func (e *StaleError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("%s does not exist and --locked forbids creating it\n  fix: run `ollm profile lock` and commit ollm.lock", e.File)
+	}
+	msg := fmt.Sprintf("%s is out of date with the profile (--locked):", e.File)
+	for _, c := range e.Changes {
+		msg += "\n  " + c.String()
+	}
+	return msg + "\n  fix: run `ollm profile lock` and commit ollm.lock"
+}
+
+// Applier runs `ollm profile apply` and its relatives: resolve the
+// profile, lock it, fill the store and record a generation.
+type Applier struct {
+	Resolver *Resolver
+	// Options are the loader options: Home, Workspace, Ext, Model. Locked
+	// and Teams are filled in by the applier.
+	Options profiles.Options
+	Load    func(profiles.Options) (*schema.Resolved, error) // nil: profiles.Load
+	Now     func() time.Time                                 // nil: time.Now
+}
+
+// ApplyOptions select the mode.
+type ApplyOptions struct {
+	Locked       bool     // use ollm.lock as is; fail when missing or stale
+	DryRun       bool     // plan only: write nothing, fetch nothing
+	Update       []string // names to resolve afresh; "*" for all
+	NoGeneration bool     // `profile lock`: write the lock only
+}
+
+// Plan is what an apply changes.
+type Plan struct {
+	Changes        []Change   `json:"changes"`
+	Hooks          []PlanHook `json:"hooks,omitempty"` // hooks that will need approval
+	ServersAdded   []string   `json:"serversAdded,omitempty"`
+	ServersRemoved []string   `json:"serversRemoved,omitempty"`
+	RefsMoved      []RefMove  `json:"refsMoved,omitempty"`
+}
+
+// PlanHook is a hook of a downloaded or workspace extension: it runs only
+// once approved, keyed to the extension's hash.
+type PlanHook struct {
+	Extension string       `json:"extension"`
+	Scope     schema.Scope `json:"scope"`
+	Event     string       `json:"event"`
+	Hook      string       `json:"hook"`
+	Hash      string       `json:"hash,omitempty"`
+	Changed   bool         `json:"changed"` // new or changed hash: asks again
+}
+
+// RefMove is a ref that moved after it was locked; the lock's commit is kept.
+type RefMove struct {
+	Kind   Kind   `json:"kind"`
+	Name   string `json:"name"`
+	Ref    string `json:"ref"`
+	Locked string `json:"locked"`
+	Now    string `json:"now"`
+}
+
+// Result is what an apply did.
+type Result struct {
+	Old         *schema.Lock     `json:"-"`
+	Lock        *schema.Lock     `json:"lock"`
+	LockFile    string           `json:"lockFile"`
+	LockWritten bool             `json:"lockWritten"`
+	Plan        Plan             `json:"plan"`
+	Resolved    *schema.Resolved `json:"-"`
+	Generation  int              `json:"generation,omitempty"`
+	DryRun      bool             `json:"dryRun"`
+}
+
+func (a *Applier) load(o profiles.Options) (*schema.Resolved, error) {
+	if a.Load != nil {
+		return a.Load(o)
+	}
+	return profiles.Load(o)
+}
+
+// Apply resolves, locks, installs and records a generation.
+func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
+	ws, home := a.Options.Workspace, a.Options.Home
+	res := &Result{LockFile: ws.Lock(), DryRun: opts.DryRun}
+	if !opts.DryRun {
+		unlock, err := store.Lock(ws.Lock())
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		release, err := a.Resolver.Store.LockShared()
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if n, _ := a.Resolver.Store.Recover(); n > 0 && a.Resolver.Events.Recovered != nil {
+			a.Resolver.Events.Recovered(n)
+		}
+	}
+	old, err := ReadLock(ws.Lock())
+	if err != nil {
+		return nil, err
+	}
+	if opts.Locked && old == nil {
+		return nil, &StaleError{File: ws.Lock(), Missing: true}
+	}
+	res.Old = old
+	var moved []RefMove
+	r := *a.Resolver
+	r.Events.RefMoved = func(kind Kind, name, ref, locked, now string) {
+		moved = append(moved, RefMove{kind, name, ref, locked, now})
+		if a.Resolver.Events.RefMoved != nil {
+			a.Resolver.Events.RefMoved(kind, name, ref, locked, now)
+		}
+	}
+	lock, final, err := a.resolve(ctx, &r, old, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Lock, res.Resolved = lock, final
+	res.Plan = a.plan(old, lock, final)
+	res.Plan.RefsMoved = moved
+	if opts.DryRun {
+		return res, nil
+	}
+	before, _ := os.ReadFile(ws.Lock())
+	digest, err := WriteLock(ws.Lock(), lock)
+	if err != nil {
+		return nil, err
+	}
+	after, _ := os.ReadFile(ws.Lock())
+	res.LockWritten = string(before) != string(after)
+	if opts.NoGeneration {
+		return res, nil
+	}
+	final.LockDigest = digest
+	n, err := a.writeGeneration(home, ws, lock, final)
+	if err != nil {
+		return nil, err
+	}
+	res.Generation = n
+	return res, nil
+}
+
+// resolve runs the passes: team profiles (extends) first, since they can
+// add extension sources; then extensions; then the packages of the MCP
+// servers the final profile declares.
+func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, opts ApplyOptions) (*schema.Lock, *schema.Resolved, error) {
+	base := a.Options
+	base.Locked, base.Teams = nil, nil
+	req := Request{Old: old, Base: a.Options.Workspace.Root, Locked: opts.Locked, Update: opts.Update, DryRun: opts.DryRun}
+	first, err := a.load(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	lock := NewLock()
+	req.Wants = ProfileWants(first.Profile)
+	if opts.Locked {
+		if st := staleSources(KindProfile, req.Wants, old.Profiles); len(st) > 0 {
+			return nil, nil, &StaleError{File: a.Options.Workspace.Lock(), Changes: st}
+		}
+	}
+	if lock.Profiles, err = r.Ensure(ctx, req, KindProfile); err != nil {
+		return nil, nil, err
+	}
+	withTeams := base
+	withTeams.Teams = TeamFiles(r.Store, lock.Profiles)
+	mid := first
+	if len(lock.Profiles) > 0 {
+		if mid, err = a.load(withTeams); err != nil {
+			return nil, nil, err
+		}
+	}
+	req.Wants = append(req.Wants, ExtensionWants(mid.Profile)...)
+	if opts.Locked {
+		if st := staleSources(KindExtension, filterWants(req.Wants, KindExtension), old.Extensions); len(st) > 0 {
+			return nil, nil, &StaleError{File: a.Options.Workspace.Lock(), Changes: st}
+		}
+	}
+	if lock.Extensions, err = r.Ensure(ctx, req, KindExtension); err != nil {
+		return nil, nil, err
+	}
+	full := withTeams
+	full.Locked = LockedDirs(r.Store, lock.Extensions)
+	final, err := a.load(full)
+	if err != nil {
+		return nil, nil, err
+	}
+	pkgs := PackageWants(final)
+	if opts.Locked {
+		if st := Stale(req.Wants, pkgs, old); len(st) > 0 {
+			return nil, nil, &StaleError{File: a.Options.Workspace.Lock(), Changes: st}
+		}
+	}
+	if lock.Packages, err = r.EnsurePackages(ctx, req, pkgs); err != nil {
+		return nil, nil, err
+	}
+	SortLock(lock)
+	return lock, final, nil
+}
+
+// LockedDirs maps lock entries present in the store to loader inputs.
+func LockedDirs(cas *store.CAS, entries []schema.LockedSource) []profiles.LockedDir {
+	var out []profiles.LockedDir
+	for _, e := range entries {
+		if dir, err := cas.Path(e.Hash, e.Name); err == nil && isDir(dir) {
+			out = append(out, profiles.LockedDir{Name: e.Name, Dir: dir, Hash: e.Hash})
+		}
+	}
+	return out
+}
+
+// TeamFiles maps team profile entries present in the store to loader
+// inputs, in lock order.
+func TeamFiles(cas *store.CAS, entries []schema.LockedSource) []profiles.TeamFile {
+	var out []profiles.TeamFile
+	for _, e := range entries {
+		if dir, err := cas.Path(e.Hash, e.Name); err == nil && isDir(dir) {
+			out = append(out, profiles.TeamFile{Name: e.Name, File: filepath.Join(dir, store.ProfileFileName), Hash: e.Hash})
+		}
+	}
+	return out
+}
+
+// StoreOptions completes loader options with the extensions and team
+// profiles that the workspace's ollm.lock pins and the store holds. A
+// missing or unreadable lock adds nothing; `ollm profile apply` reports it.
+func StoreOptions(opts profiles.Options) profiles.Options {
+	l, err := ReadLock(opts.Workspace.Lock())
+	if err != nil || l == nil {
+		return opts
+	}
+	cas := store.NewCAS(opts.Home.Store())
+	opts.Locked = LockedDirs(cas, l.Extensions)
+	opts.Teams = TeamFiles(cas, l.Profiles)
+	return opts
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// plan describes old -> lock: source changes, hooks that need approval,
+// MCP servers added and removed since the current generation.
+func (a *Applier) plan(old, lock *schema.Lock, final *schema.Resolved) Plan {
+	p := Plan{Changes: Diff(old, lock)}
+	if p.Changes == nil {
+		p.Changes = []Change{}
+	}
+	changed := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Section == KindExtension && c.Kind != Removed {
+			changed[c.Name] = true
+		}
+	}
+	for _, x := range final.Extensions {
+		if x.Scope == schema.ScopeBuiltin || x.Scope == schema.ScopeUser {
+			continue
+		}
+		events := make([]string, 0, len(x.Manifest.Hooks))
+		for ev := range x.Manifest.Hooks {
+			events = append(events, ev)
+		}
+		sort.Strings(events)
+		for _, ev := range events {
+			for _, h := range x.Manifest.Hooks[ev] {
+				p.Hooks = append(p.Hooks, PlanHook{Extension: x.Name, Scope: x.Scope, Event: ev, Hook: h.Name, Hash: x.Hash,
+					Changed: changed[x.Name] || x.Scope != schema.ScopeStore})
+			}
+		}
+	}
+	var prev map[string]bool
+	gens := store.Generations{Dir: a.Options.Home.Generations()}
+	if cur, ok, err := gens.Current(a.Options.Workspace.Root); err == nil && ok {
+		if g, err := gens.Read(cur.Generation); err == nil {
+			prev = ServerNames(&g.Resolved)
+		}
+	}
+	now := ServerNames(final)
+	for _, n := range sortedKeys(now) {
+		if !prev[n] {
+			p.ServersAdded = append(p.ServersAdded, n)
+		}
+	}
+	for _, n := range sortedKeys(prev) {
+		if !now[n] {
+			p.ServersRemoved = append(p.ServersRemoved, n)
+		}
+	}
+	return p
+}
+
+// ServerNames lists the MCP servers of a resolution: profile servers by
+// name, extension servers as "ext:server".
+func ServerNames(r *schema.Resolved) map[string]bool {
+	out := map[string]bool{}
+	for n := range r.Profile.MCP.Servers {
+		out[n] = true
+	}
+	for _, x := range r.Extensions {
+		for n := range x.Manifest.MCPServers {
+			out[x.Name+":"+n] = true
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *schema.Lock, final *schema.Resolved) (int, error) {
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	inputs, digest := Inputs(home, ws, final)
+	gen := &store.Generation{
+		Created: now().UTC(), Workspace: ws.Root, LockDigest: final.LockDigest,
+		InputsDigest: digest, Inputs: inputs, Lock: *CopyLock(lock), Resolved: *final,
+	}
+	for _, list := range [][]schema.LockedSource{lock.Profiles, lock.Extensions} {
+		for _, e := range list {
+			if n, err := store.EntryName(e.Hash, e.Name); err == nil {
+				gen.StoreEntries = append(gen.StoreEntries, n)
+			}
+		}
+	}
+	n, err := store.Generations{Dir: home.Generations()}.Write(gen)
+	if err != nil {
+		return 0, fmt.Errorf("write generation: %w", err)
+	}
+	return n, nil
+}
+
+// ErrNoGeneration means the workspace has no current generation.
+var ErrNoGeneration = errors.New("no generation has been applied in this workspace; run `ollm profile apply`")

@@ -1,0 +1,418 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gofrs/flock"
+	"golang.org/x/mod/sumdb/dirhash"
+)
+
+// ExecEntry is the name of the synthetic entry that folds executable bits
+// into an h1 hash. No file can have this name: neither git trees nor POSIX
+// file names can contain a NUL byte.
+const ExecEntry = "\x00exec"
+
+// HashDir returns the h1 hash of the regular files under dir: Go's
+// dirhash.Hash1 over the slash-separated relative paths, plus, when any file
+// is executable, one entry named ExecEntry whose content is the sorted list
+// of executable paths, one per line. A tree without executables hashes
+// exactly as dirhash.Hash1 of its files. Symlinks and other special files
+// are refused: the store holds plain files only.
+func HashDir(dir string) (string, error) {
+	files, exec, err := listTree(dir)
+	if err != nil {
+		return "", err
+	}
+	return HashFiles(files, exec, func(name string) (io.ReadCloser, error) {
+		return os.Open(filepath.Join(dir, filepath.FromSlash(name)))
+	})
+}
+
+// HashFiles is HashDir over any tree: files are slash-separated paths,
+// exec the subset that is executable, open reads one file.
+func HashFiles(files, exec []string, open func(string) (io.ReadCloser, error)) (string, error) {
+	list := append([]string(nil), files...)
+	var modes string
+	if len(exec) > 0 {
+		sorted := append([]string(nil), exec...)
+		sort.Strings(sorted)
+		modes = strings.Join(sorted, "\n") + "\n"
+		list = append(list, ExecEntry)
+	}
+	return dirhash.Hash1(list, func(name string) (io.ReadCloser, error) {
+		if name == ExecEntry {
+			return io.NopCloser(strings.NewReader(modes)), nil
+		}
+		return open(name)
+	})
+}
+
+// listTree walks dir and returns its regular files and the executable ones.
+func listTree(dir string) (files, exec []string, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir():
+			return nil
+		case !d.Type().IsRegular():
+			return fmt.Errorf("%s: %s is not a regular file (symlinks and special files are not allowed in an extension)", dir, rel)
+		}
+		files = append(files, rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&0o111 != 0 {
+			exec = append(exec, rel)
+		}
+		return nil
+	})
+	return files, exec, err
+}
+
+// ChecksumError is a tree whose hash is not the one the lock pins. It is a
+// security error: nothing enters the store, and it is never retried.
+type ChecksumError struct {
+	Name   string // extension or team profile
+	Source string // URL or path as written
+	Ref    string
+	Commit string
+	Want   string // from ollm.lock
+	Got    string // computed over what was fetched
+	Fix    string // the command that resolves it once the change is trusted
+}
+
+func (e *ChecksumError) Error() string {
+	where := e.Source
+	if e.Ref != "" {
+		where += "@" + e.Ref
+	}
+	if e.Commit != "" {
+		where += " (commit " + e.Commit + ")"
+	}
+	fix := e.Fix
+	if fix == "" {
+		fix = fmt.Sprintf("ollm ext update %s", e.Name)
+	}
+	return fmt.Sprintf("verifying %s from %s: checksum mismatch\n"+
+		"\tollm.lock:  %s\n\tdownloaded: %s\n\n"+
+		"SECURITY ERROR\n"+
+		"The content differs from what ollm.lock pins. The source may have been\n"+
+		"tampered with, or the lock was edited by hand. Nothing was installed.\n"+
+		"If you have checked the change and trust it, run `%s`.", e.Name, where, e.Want, e.Got, fix)
+}
+
+// CAS is the content-addressed extension store: one read-only directory
+// per (hash, name), named <hex of the hash>-<name>. Entries appear only
+// by rename after their hash was checked, so no half-written entry is ever
+// visible under its final name.
+type CAS struct{ Dir string }
+
+// NewCAS returns the store rooted at dir (Home.Store()).
+func NewCAS(dir string) *CAS { return &CAS{Dir: dir} }
+
+var entryNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// EntryName is the directory name of (hash, name): the hex of the sha256
+// the h1 hash carries, a dash, and the name.
+func EntryName(hash, name string) (string, error) {
+	if !entryNameRE.MatchString(name) {
+		return "", fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-'", name)
+	}
+	sum, ok := strings.CutPrefix(hash, "h1:")
+	if !ok {
+		return "", fmt.Errorf("%s: unsupported hash %q (want h1:...)", name, hash)
+	}
+	raw, err := base64.StdEncoding.DecodeString(sum)
+	if err != nil || len(raw) != 32 {
+		return "", fmt.Errorf("%s: malformed hash %q", name, hash)
+	}
+	return hex.EncodeToString(raw) + "-" + name, nil
+}
+
+// Path is the directory of (hash, name); it may not exist.
+func (c *CAS) Path(hash, name string) (string, error) {
+	n, err := EntryName(hash, name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c.Dir, n), nil
+}
+
+// Has reports whether (hash, name) is in the store and its files still
+// hash to hash. A corrupted entry reports ok=false with corrupt=true.
+func (c *CAS) Has(hash, name string) (dir string, ok, corrupt bool, err error) {
+	dir, err = c.Path(hash, name)
+	if err != nil {
+		return "", false, false, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return dir, false, false, nil
+	}
+	got, err := HashDir(dir)
+	if err != nil || got != hash {
+		return dir, false, true, nil
+	}
+	return dir, true, false, nil
+}
+
+func (c *CAS) tmpRoot() string  { return filepath.Join(c.Dir, ".tmp") }
+func (c *CAS) lockFile() string { return filepath.Join(c.Dir, ".lock") }
+
+// Temp is a private working directory inside the store. Fetch into
+// Tree(), then Commit or Discard it. It is held under a file lock, so
+// Recover never removes a directory a live process still uses.
+type Temp struct {
+	Dir  string
+	lock *flock.Flock
+}
+
+// Tree is where the fetched files go.
+func (t *Temp) Tree() string { return filepath.Join(t.Dir, "tree") }
+
+// Discard removes the temporary directory.
+func (t *Temp) Discard() {
+	_ = removeAll(t.Dir)
+	_ = t.lock.Unlock()
+	_ = os.Remove(t.Dir + ".lock")
+}
+
+// NewTemp creates a temporary directory under the store.
+func (c *CAS) NewTemp() (*Temp, error) {
+	if err := os.MkdirAll(c.tmpRoot(), 0o755); err != nil {
+		return nil, fmt.Errorf("create store: %w", err)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	dir := filepath.Join(c.tmpRoot(), hex.EncodeToString(b[:]))
+	fl := flock.New(dir + ".lock")
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "tree"), 0o755); err != nil {
+		_ = fl.Unlock()
+		return nil, err
+	}
+	return &Temp{Dir: dir, lock: fl}, nil
+}
+
+// Recover removes temporary directories left by a killed process (their
+// file lock is free) and returns how many it removed.
+func (c *CAS) Recover() (int, error) {
+	entries, err := os.ReadDir(c.tmpRoot())
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(c.tmpRoot(), e.Name())
+		fl := flock.New(dir + ".lock")
+		ok, err := fl.TryLock()
+		if err != nil || !ok {
+			continue // in use by a live process
+		}
+		if err := removeAll(dir); err == nil {
+			n++
+		}
+		_ = fl.Unlock()
+		_ = os.Remove(dir + ".lock")
+	}
+	return n, nil
+}
+
+// Commit hashes t's tree and, if want is empty or equal, moves it into the
+// store as (hash, name) and makes it read-only. On a mismatch it returns
+// a *ChecksumError (filled with the name and hashes; the caller adds the
+// source) and the tree is discarded. An existing intact entry is kept and
+// the new copy discarded; a corrupted one is replaced.
+func (c *CAS) Commit(t *Temp, name, want string) (dir, hash string, err error) {
+	defer t.Discard()
+	hash, err = HashDir(t.Tree())
+	if err != nil {
+		return "", "", err
+	}
+	if want != "" && hash != want {
+		return "", hash, &ChecksumError{Name: name, Want: want, Got: hash}
+	}
+	dir, err = c.Path(hash, name)
+	if err != nil {
+		return "", "", err
+	}
+	if _, ok, corrupt, _ := c.Has(hash, name); ok {
+		return dir, hash, nil
+	} else if corrupt {
+		if err := c.remove(dir); err != nil {
+			return "", "", err
+		}
+	}
+	if err := readOnlyTree(t.Tree()); err != nil {
+		return "", "", err
+	}
+	if err := os.Rename(t.Tree(), dir); err != nil {
+		return "", "", fmt.Errorf("install %s into the store: %w", name, err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		return "", "", err
+	}
+	return dir, hash, syncDir(c.Dir)
+}
+
+// readOnlyTree makes every file 0444 (0555 when executable) and every
+// directory below root 0555. root itself stays writable until it has been
+// renamed (a directory needs write permission to move between parents).
+func readOnlyTree(root string) error {
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root {
+				dirs = append(dirs, p)
+			}
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o444)
+		if fi.Mode()&0o111 != 0 {
+			mode = 0o555
+		}
+		return os.Chmod(p, mode)
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i], 0o555); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove takes an entry out of the store: it is first renamed into the
+// temporary area, so it vanishes from its final name at once, then deleted.
+func (c *CAS) remove(dir string) error {
+	if err := os.MkdirAll(c.tmpRoot(), 0o755); err != nil {
+		return err
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	trash := filepath.Join(c.tmpRoot(), "rm-"+hex.EncodeToString(b[:]))
+	_ = os.Chmod(dir, 0o755)
+	if err := os.Rename(dir, trash); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	return removeAll(trash)
+}
+
+// removeAll deletes a tree that may hold read-only directories.
+func removeAll(root string) error {
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	return os.RemoveAll(root)
+}
+
+// Entry is one directory of the store.
+type Entry struct {
+	Name string // directory name: <hex>-<name>
+	Dir  string
+}
+
+// Entries lists the store's entries, sorted by directory name.
+func (c *CAS) Entries() ([]Entry, error) {
+	des, err := os.ReadDir(c.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, d := range des {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		out = append(out, Entry{Name: d.Name(), Dir: filepath.Join(c.Dir, d.Name())})
+	}
+	return out, nil
+}
+
+// GC removes every entry whose directory name is not in keep, plus
+// abandoned temporary directories, and returns the names it removed (or
+// would remove, with dryRun). Hold LockExclusive while calling it.
+func (c *CAS) GC(keep map[string]bool, dryRun bool) ([]string, error) {
+	entries, err := c.Entries()
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		if keep[e.Name] {
+			continue
+		}
+		if !dryRun {
+			if err := c.remove(e.Dir); err != nil {
+				return removed, err
+			}
+		}
+		removed = append(removed, e.Name)
+	}
+	if !dryRun {
+		_, err = c.Recover()
+	}
+	return removed, err
+}
+
+// LockShared holds the store against a concurrent gc; several applies may
+// hold it at once. Call the returned function to release it.
+func (c *CAS) LockShared() (func(), error) { return c.lock(true) }
+
+// LockExclusive holds the store alone (gc).
+func (c *CAS) LockExclusive() (func(), error) { return c.lock(false) }
+
+func (c *CAS) lock(shared bool) (func(), error) {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create store: %w", err)
+	}
+	fl := flock.New(c.lockFile())
+	lock := fl.Lock
+	if shared {
+		lock = fl.RLock
+	}
+	if err := lock(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", c.Dir, err)
+	}
+	return func() { _ = fl.Unlock() }, nil
+}

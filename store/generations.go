@@ -1,0 +1,156 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Generation is what one `ollm profile apply` produced: the resolved
+// profile, the lock it was resolved with and a digest of every input, so
+// the runtime can load it without CUE while the inputs are unchanged.
+// Generation files are written once and never changed (mode 0444).
+type Generation struct {
+	Number       int             `json:"number"`
+	Created      time.Time       `json:"created"`
+	Workspace    string          `json:"workspace"`
+	LockDigest   string          `json:"lockDigest"`   // sha256 of the ollm.lock bytes
+	InputsDigest string          `json:"inputsDigest"` // sha256 over Inputs
+	Inputs       []InputFile     `json:"inputs"`
+	StoreEntries []string        `json:"storeEntries,omitempty"` // store directory names it uses
+	Lock         schema.Lock     `json:"lock"`
+	Resolved     schema.Resolved `json:"resolved"`
+}
+
+// InputFile is one file whose bytes went into a generation. Digest is
+// "sha256:<hex>" or "absent".
+type InputFile struct {
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+}
+
+// Generations is the directory of generations and the pointer file that
+// says which one is current for each workspace.
+type Generations struct{ Dir string }
+
+// current.json: workspace root -> pointer.
+type currentFile struct {
+	Workspaces map[string]CurrentPointer `json:"workspaces"`
+}
+
+// CurrentPointer names the current generation of a workspace. Rollback is
+// set when a user switched to it with `ollm profile rollback`: it stays
+// current even after the inputs change, until the next apply.
+type CurrentPointer struct {
+	Generation int  `json:"generation"`
+	Rollback   bool `json:"rollback,omitempty"`
+}
+
+func (g Generations) file(n int) string { return filepath.Join(g.Dir, strconv.Itoa(n)+".json") }
+func (g Generations) currentPath() string {
+	return filepath.Join(g.Dir, "current.json")
+}
+
+// Write stores gen under the next free number, which it returns, and makes
+// it the workspace's current generation.
+func (g Generations) Write(gen *Generation) (int, error) {
+	unlock, err := Lock(filepath.Join(g.Dir, "generations"))
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	nums, err := g.numbers()
+	if err != nil {
+		return 0, err
+	}
+	n := 1
+	if len(nums) > 0 {
+		n = nums[len(nums)-1] + 1
+	}
+	cp := *gen
+	cp.Number = n
+	if err := WriteJSON(g.file(n), &cp, 0o444); err != nil {
+		return 0, err
+	}
+	return n, g.SetCurrent(gen.Workspace, CurrentPointer{Generation: n})
+}
+
+// numbers lists the generation numbers present, ascending.
+func (g Generations) numbers() ([]int, error) {
+	des, err := os.ReadDir(g.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, d := range des {
+		base, ok := strings.CutSuffix(d.Name(), ".json")
+		if n, err := strconv.Atoi(base); ok && err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Read loads generation n.
+func (g Generations) Read(n int) (*Generation, error) {
+	var gen Generation
+	found, err := ReadJSON(g.file(n), &gen)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("generation %d does not exist; list them with `ollm profile generations`", n)
+	}
+	return &gen, nil
+}
+
+// All loads every generation, oldest first.
+func (g Generations) All() ([]*Generation, error) {
+	nums, err := g.numbers()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Generation
+	for _, n := range nums {
+		gen, err := g.Read(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gen)
+	}
+	return out, nil
+}
+
+// Current returns the workspace's current pointer; ok is false when the
+// workspace has never been applied.
+func (g Generations) Current(workspace string) (CurrentPointer, bool, error) {
+	var cf currentFile
+	if _, err := ReadJSON(g.currentPath(), &cf); err != nil {
+		return CurrentPointer{}, false, err
+	}
+	p, ok := cf.Workspaces[workspace]
+	return p, ok, nil
+}
+
+// SetCurrent points the workspace at a generation, atomically.
+func (g Generations) SetCurrent(workspace string, p CurrentPointer) error {
+	return UpdateJSON(g.currentPath(), PermPrivate, func(cf *currentFile) error {
+		if cf.Workspaces == nil {
+			cf.Workspaces = map[string]CurrentPointer{}
+		}
+		cf.Workspaces[workspace] = p
+		return nil
+	})
+}
