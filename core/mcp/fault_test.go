@@ -373,3 +373,21 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(string(stat), ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
+
+func TestApprovalAndDisabled(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record")
+	ws := faultSpec(t, "ws", "normal", "OLLM_MCP_FAULT_RECORD="+record)
+	ws.Scope = "workspace"
+	m := startManager(t, []Spec{ws}, Options{})
+	if s := statusOf(m, "ws"); s.State != StateNeedsApproval || !strings.Contains(s.Error, "approve") {
+		t.Errorf("unapproved workspace server: %+v", s)
+	}
+	approved := startManager(t, []Spec{ws}, Options{Approved: func(s Spec) bool { return s.Name == "ws" }})
+	if s := statusOf(approved, "ws"); s.State != StateReady {
+		t.Errorf("approved workspace server: %+v", s)
+	}
+	off := startManager(t, []Spec{faultSpec(t, "a", "normal")}, Options{Disabled: true})
+	if s := statusOf(off, "a"); s.State != StateDisabled || len(off.Tools()) != 0 {
+		t.Errorf("mcp.enabled false: %+v", s)
+	}
+}
