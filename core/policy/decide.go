@@ -76,14 +76,25 @@ func (p *Policy) Decide(f Facts, args map[string]any) Decision {
 	return p.combine(&f, pts, vs)
 }
 
-// candidates are the rules whose tool pattern matches the tool.
+// candidates are the rules whose tool pattern matches the tool, computed
+// once per tool name.
 func (p *Policy) candidates(f *Facts) []*rule {
 	mcp := f.isMCP()
-	out := make([]*rule, 0, len(p.rules))
+	key := f.Name
+	if mcp {
+		key += "\x00mcp"
+	}
+	if c, ok := p.byTool.Load(key); ok {
+		return c.([]*rule)
+	}
+	var out []*rule
 	for _, r := range p.rules {
 		if r.pat.match(f.Name, mcp) {
 			out = append(out, r)
 		}
+	}
+	if p.cached.Add(1) <= maxCached {
+		p.byTool.Store(key, out)
 	}
 	return out
 }

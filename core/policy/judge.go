@@ -55,9 +55,9 @@ func match(cands []*rule, ec *evalCtx) (best *rule, maybes []*rule) {
 // certain is the verdict of the winning rule, or the default action.
 func (p *Policy) certain(best *rule) verdict {
 	if best == nil {
-		return verdict{action: p.defaultAction, reason: fmt.Sprintf("no rule matches, so the default action applies: %s", p.defaultAction)}
+		return verdict{action: p.defaultAction, reason: "no rule matches, so the default action applies: " + string(p.defaultAction)}
 	}
-	return verdict{action: best.action, rule: best, reason: fmt.Sprintf("%s matches: %s", p.label(best), best.action)}
+	return verdict{action: best.action, rule: best, reason: best.matched}
 }
 
 // uncertain settles a part whose outcome depends on unknown values. If a
@@ -89,7 +89,7 @@ func (p *Policy) uncertain(v verdict, best *rule, maybes []*rule, pt *part) verd
 // a deny rule might refuse, as it cannot ask.
 func (p *Policy) yolo(best *rule, maybes []*rule, pt *part) verdict {
 	if best != nil && best.action == Deny {
-		return verdict{action: Deny, rule: best, reason: fmt.Sprintf("%s matches: deny (yolo mode keeps deny rules)", p.label(best))}
+		return verdict{action: Deny, rule: best, reason: best.matched + " (yolo mode keeps deny rules)"}
 	}
 	if d := firstWith(maybes, Deny); d != nil {
 		why := "the command is not fully known"
@@ -100,7 +100,7 @@ func (p *Policy) yolo(best *rule, maybes []*rule, pt *part) verdict {
 	}
 	v := verdict{action: Allow, reason: "yolo mode allows everything no deny rule refuses"}
 	if best != nil && best.action == Allow {
-		v.rule, v.reason = best, fmt.Sprintf("%s matches: allow", p.label(best))
+		v.rule, v.reason = best, best.matched
 	}
 	return v
 }

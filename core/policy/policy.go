@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ollm/ollm/schema"
 )
@@ -76,12 +78,17 @@ type Policy struct {
 	defaultAction Action
 	mode          Mode
 	shell         map[string]string
+	byTool        *sync.Map     // tool name (+ "\x00mcp") -> []*rule whose pattern matches
+	cached        *atomic.Int32 // entries in byTool, bounded by maxCached
 }
+
+// maxCached bounds the per-tool cache against a model inventing names.
+const maxCached = 4096
 
 // Compile checks and compiles a profile's policy. Errors name the rule by
 // index and name and say what to fix.
 func Compile(p schema.Policy, o Options) (*Policy, error) {
-	out := &Policy{shell: o.ShellTools}
+	out := &Policy{shell: o.ShellTools, byTool: &sync.Map{}, cached: &atomic.Int32{}}
 	if out.shell == nil {
 		out.shell = DefaultShellTools
 	}
@@ -138,6 +145,7 @@ func (p *Policy) WithMode(m Mode) *Policy {
 // "always allow" answers of this session. They are labelled with layer.
 func (p *Policy) WithRules(layer schema.Scope, rules ...schema.PolicyRule) (*Policy, error) {
 	c := *p
+	c.byTool, c.cached = &sync.Map{}, &atomic.Int32{}
 	c.rules = append([]*rule(nil), p.rules...)
 	for _, r := range rules {
 		cr, err := compileRule(len(c.rules), r, string(layer))

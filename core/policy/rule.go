@@ -22,7 +22,8 @@ type rule struct {
 	risk    tool.Risk
 	message string
 	pat     toolPattern
-	cond    *cond // nil: always true
+	cond    *cond  // nil: always true
+	matched string // the reason when it decides: `rule rules[2] "x" matches: deny`
 }
 
 // toolPattern matches tool names.
@@ -52,7 +53,8 @@ func compileRule(i int, r schema.PolicyRule, layer string) (*rule, error) {
 	default:
 		return nil, fail("risk %q: use low, medium or high", r.Risk)
 	}
-	out := &rule{ref: ref, action: a, risk: risk, message: r.Message, pat: pat}
+	out := &rule{ref: ref, action: a, risk: risk, message: r.Message, pat: pat,
+		matched: "rule " + ref.Label() + " matches: " + string(a)}
 	if r.When != nil {
 		if out.cond, err = compileCond(*r.When, "when"); err != nil {
 			return nil, fail("%v", err)

@@ -29,7 +29,7 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // splitCommand parses a command line into its parts. A line that does not
 // parse is one broken part about which nothing is known.
 func splitCommand(src string) []part {
-	var s splitter
+	s := splitter{parts: make([]part, 0, 8)}
 	s.split(src, "", 0)
 	return s.parts
 }
@@ -51,8 +51,11 @@ func (s *splitter) split(src, via string, depth int) {
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if st, ok := n.(*syntax.Stmt); ok {
-			s.stmt(src, st, via, depth)
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			s.stmt(src, n, via, depth)
+		case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
+			return false // nothing runs inside
 		}
 		return true
 	})

@@ -115,7 +115,7 @@ func TestShellUnknown(t *testing.T) {
 		{"ls &&", Deny, "does not parse"},
 		{"echo 'unterminated", Deny, "does not parse"},
 		{"rm -rf $HOME", Deny, "no-rm"}, // program known: the deny rule needs no more
-		{"ls $HOME", Allow, "safe"},      // allow rule looks at the program only
+		{"ls $HOME", Allow, "safe"},     // allow rule looks at the program only
 	}
 	for _, tc := range tests {
 		t.Run(tc.cmd, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestShellCommandArgIsPerPart(t *testing.T) {
 		R("shell", "allow", &schema.Condition{Arg: "$command", Equals: "git status"}),
 	}}, Options{})
 	for cmd, want := range map[string]Action{
-		"go test ./...":              Allow,
+		"go test ./...":               Allow,
 		"go test ./... && git status": Allow,
 		"go test ./...; rm -rf ~":     Ask,
 		"git 'status'":                Allow,
