@@ -51,9 +51,9 @@ func TestContextLength(t *testing.T) {
 
 func TestChatCompletionsURL(t *testing.T) {
 	for base, want := range map[string]string{
-		"http://127.0.0.1:8080":                      "http://127.0.0.1:8080/v1/chat/completions",
-		"http://127.0.0.1:8080/v1":                   "http://127.0.0.1:8080/v1/chat/completions",
-		"http://h/api/v1":                            "http://h/api/v1/chat/completions",
+		"http://127.0.0.1:8080":                     "http://127.0.0.1:8080/v1/chat/completions",
+		"http://127.0.0.1:8080/v1":                  "http://127.0.0.1:8080/v1/chat/completions",
+		"http://h/api/v1":                           "http://h/api/v1/chat/completions",
 		"http://127.0.0.1:8080/v1/chat/completions": "http://127.0.0.1:8080/v1/chat/completions",
 	} {
 		if got := chatCompletionsURL(base); got != want {

@@ -163,8 +163,10 @@ type tb struct {
 	cleanups []func()
 }
 
-func (f *tb) Errorf(format string, args ...any) { f.errors = append(f.errors, fmt.Sprintf(format, args...)) }
-func (f *tb) Cleanup(fn func())                 { f.cleanups = append(f.cleanups, fn) }
+func (f *tb) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *tb) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 func (f *tb) finish() {
 	for _, fn := range slices.Backward(f.cleanups) {
 		fn()
