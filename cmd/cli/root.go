@@ -81,4 +81,6 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdProfile,
 	newCmdHooks,
 	newCmdTrust,
+	newCmdExt,
+	newCmdSkills,
 }
