@@ -1,0 +1,121 @@
+package profiles
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// AddSource sets extensions.sources.<name> to src in the profile file
+// filename whose bytes are data (empty for a new file) and returns the new
+// bytes. The file is edited through the CUE AST, so its comments, order
+// and layout survive; an existing source of that name is replaced in
+// place. Other packages call this rather than importing CUE.
+func AddSource(filename string, data []byte, name string, src schema.Source) ([]byte, error) {
+	f := &ast.File{Filename: filename}
+	if len(data) > 0 {
+		var err error
+		f, err = parser.ParseFile(filename, data, parser.ParseComments)
+		if err != nil {
+			return nil, &Error{Diags: diagnostics(err, nil), Fix: "fix the syntax error, then run the command again"}
+		}
+	}
+	label := labelText(name)
+	value, err := parser.ParseExpr("source", sourceText(src))
+	if err != nil {
+		return nil, err
+	}
+	if sources := findStruct(f.Decls, "extensions", "sources"); sources != nil {
+		setField(&sources.Elts, name, value)
+	} else if ext := findStruct(f.Decls, "extensions"); ext != nil {
+		sub, err := parser.ParseFile("source", "sources: "+label+": "+sourceText(src)+"\n")
+		if err != nil {
+			return nil, err
+		}
+		ast.SetRelPos(sub.Decls[0], token.Newline)
+		ext.Elts = append(ext.Elts, sub.Decls...)
+	} else {
+		sub, err := parser.ParseFile("source", "extensions: sources: {\n\t"+label+": "+sourceText(src)+"\n}\n")
+		if err != nil {
+			return nil, err
+		}
+		if len(f.Decls) > 0 {
+			ast.SetRelPos(sub.Decls[0], token.NewSection)
+		}
+		f.Decls = append(f.Decls, sub.Decls...)
+	}
+	out, err := format.Node(f)
+	if err != nil {
+		return nil, fmt.Errorf("format %s: %w", filename, err)
+	}
+	return out, nil
+}
+
+// sourceText is {git: "...", ref: "..."} with the fields that are set.
+func sourceText(src schema.Source) string {
+	var parts []string
+	for _, kv := range [][2]string{{"git", src.Git}, {"path", src.Path}, {"ref", src.Ref}, {"subdir", src.Subdir}} {
+		if kv[1] != "" {
+			q, _ := json.Marshal(kv[1])
+			parts = append(parts, kv[0]+": "+string(q))
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// labelText is name as a CUE label: an identifier when it can be one.
+func labelText(name string) string {
+	if identRE.MatchString(name) {
+		return name
+	}
+	q, _ := json.Marshal(name)
+	return string(q)
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// findStruct returns the struct literal at path among decls, looking into
+// every field of that name (CUE allows a field to be declared twice).
+func findStruct(decls []ast.Decl, path ...string) *ast.StructLit {
+	for _, d := range decls {
+		fld, ok := d.(*ast.Field)
+		if !ok || labelName(fld.Label) != path[0] {
+			continue
+		}
+		s, ok := fld.Value.(*ast.StructLit)
+		if !ok {
+			continue
+		}
+		if len(path) == 1 {
+			return s
+		}
+		if found := findStruct(s.Elts, path[1:]...); found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// setField replaces the value of field name in decls, or appends it.
+func setField(decls *[]ast.Decl, name string, value ast.Expr) {
+	for _, d := range *decls {
+		if fld, ok := d.(*ast.Field); ok && labelName(fld.Label) == name {
+			fld.Value = value
+			return
+		}
+	}
+	fld := &ast.Field{Label: ast.NewStringLabel(name), Value: value}
+	if identRE.MatchString(name) {
+		fld.Label = ast.NewIdent(name)
+	}
+	ast.SetRelPos(fld, token.Newline)
+	*decls = append(*decls, fld)
+}
