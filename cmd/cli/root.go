@@ -81,6 +81,7 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdProfile,
 	newCmdHooks,
 	newCmdTrust,
+	newCmdTools,
 	newCmdExt,
 	newCmdSkills,
 }
