@@ -74,8 +74,9 @@ func (o *SkillsOptions) registry() (*skills.Registry, error) {
 	}
 	m := ext.New(r, ext.Options{StateFile: home.ExtensionState(), Home: home.Dir, Skills: reg, Now: o.Ext.Now,
 		LookupEnv: func(k string) (string, bool) { v := o.Ext.Getenv(k); return v, v != "" }})
+	// Only skills are registered (no hooks or servers run), so the manager
+	// is left open: closing it would take the extensions' skills away.
 	st := m.Start(o.Ext.Context)
-	defer m.Close()
 	errs = append(errs, st.Errors...)
 	for _, e := range errs {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %v\n", e)
