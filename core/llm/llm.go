@@ -8,7 +8,8 @@ import (
 	"github.com/ollm/ollm/core/tool"
 )
 
-// Provider is a model server the agent can chat with.
+// Provider is a model server the agent can chat with. Implementations are
+// safe for concurrent use; each Chat keeps its own state.
 type Provider interface {
 	// Chat sends the conversation and streams the reply: onEvent (which may
 	// be nil) is called for each content or thinking delta, each finished
@@ -73,6 +74,8 @@ type Request struct {
 	// ("10m"), a number of seconds, or "-1" for ever. Ollama only.
 	KeepAlive string
 	// Think turns reasoning on or off; nil leaves the model's default.
+	// Ollama only: OpenAI-compatible servers take their own switch through
+	// Options (llama.cpp and vLLM: "chat_template_kwargs").
 	Think *bool
 }
 

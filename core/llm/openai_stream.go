@@ -183,9 +183,18 @@ func (s *oaStream) response() Response {
 			Thinking:  s.thinking.String(),
 			ToolCalls: calls,
 		},
-		DoneReason: s.finish,
+		DoneReason: s.doneReason(),
 		Usage:      s.usage,
 	}
+}
+
+// doneReason is the finish reason, or "stop" for a server that ended
+// with [DONE] without giving one.
+func (s *oaStream) doneReason() string {
+	if s.finish == "" && s.done {
+		return DoneStop
+	}
+	return s.finish
 }
 
 func truncate(s string, n int) string {

@@ -315,3 +315,12 @@ func TestOpenAIModelInfo(t *testing.T) {
 		t.Errorf("info = %+v", info)
 	}
 }
+
+func TestOpenAIDoneWithoutFinishReasonIsStop(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	srv.Reply(llmtest.Raw(`data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}`+"\n\ndata: [DONE]\n\n"), llmtest.EndWithoutDone())
+	resp, err := newOpenAI(t, srv.ModelConfig(), nil).Chat(t.Context(), llm.Request{Messages: []llm.Message{user("x")}}, nil)
+	if err != nil || resp.DoneReason != llm.DoneStop || resp.Message.Content != "hi" {
+		t.Errorf("response %+v, error %v; want content hi, reason stop", resp, err)
+	}
+}
