@@ -345,21 +345,21 @@ func TestEnvironmentAndWorkingDirectory(t *testing.T) {
 func TestAsyncObserversDoNotHoldTheEvent(t *testing.T) {
 	order := filepath.Join(t.TempDir(), "order")
 	t.Setenv("ORDER_FILE", order)
-	obs := userHook(t, "observer", AfterTool, "record.sh", "observer")
-	obs.Def.Async = true
+	obs := userHook(t, "observer", AfterTool, "async_wait.sh")
+	obs.Def.Async, obs.Def.Timeout = true, 60000
 	var mu sync.Mutex
 	var got []Result
 	e := newEngine(t, Options{OnAsync: func(r Result) { mu.Lock(); got = append(got, r); mu.Unlock() }},
-		obs, userHook(t, "sync", AfterTool, "ok.sh", "sync"))
+		obs, userHook(t, "sync", AfterTool, "record.sh", "sync"))
 	out := emit(t, e, AfterTool, map[string]any{"tool_name": "x"})
-	if !out.Results[0].Async || out.SystemMessage() != "sync" {
+	if !out.Results[0].Async || out.Results[1].Failure != "" {
 		t.Fatalf("outcome = %+v", out)
 	}
 	e.Wait()
 	data, _ := os.ReadFile(order)
 	mu.Lock()
 	defer mu.Unlock()
-	if strings.TrimSpace(string(data)) != "observer" || len(got) != 1 || got[0].Failure != "" {
+	if strings.Join(strings.Fields(string(data)), " ") != "sync observer" || len(got) != 1 || got[0].Failure != "" {
 		t.Fatalf("observer: file %q, results %+v", data, got)
 	}
 }
