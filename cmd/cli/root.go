@@ -84,4 +84,5 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdTools,
 	newCmdExt,
 	newCmdSkills,
+	newCmdMCP,
 }

@@ -1,0 +1,384 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
+)
+
+func newCmdMCP(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Inspect and call MCP servers",
+		Long: `MCP servers bring external tools. They come from the profile (mcp.servers),
+from extensions and from a workspace .mcp.json; workspace servers start only
+after ` + "`ollm trust`" + ` approves the workspace. These commands start the servers,
+show their status and tools, and call a tool by hand. --url URL or
+--command "cmd args" talks to one server without any profile.`,
+		Example: `  ollm mcp list
+  ollm mcp tools github
+  ollm mcp call github search_issues '{"query":"is:open label:bug"}'
+  ollm mcp tools --command "npx -y @modelcontextprotocol/server-everything"
+  ollm mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f))
+	return cmd
+}
+
+// MCPOptions are shared by the mcp subcommands.
+type MCPOptions struct {
+	IO      *IOStreams
+	Context context.Context
+	// Manager starts the servers to talk to: the profile's, or the ad-hoc
+	// one given by URL or Command.
+	Manager func(o *MCPOptions) (*mcp.Manager, error)
+	URL     string
+	Command string
+	JSON    bool
+	Timeout time.Duration
+}
+
+func (o *MCPOptions) adHoc() bool { return o.URL != "" || o.Command != "" }
+
+func addMCPFlags(cmd *cobra.Command, o *MCPOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&o.URL, "url", "", "talk to the MCP server at `URL` (streamable HTTP; SSE when the path ends in /sse) instead of the profile's")
+	fl.StringVar(&o.Command, "command", "", "start `\"CMD ARGS\"` as a stdio MCP server instead of the profile's")
+	fl.BoolVar(&o.JSON, "json", false, "print JSON")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "connection timeout (default: mcp.connectionTimeout)")
+}
+
+func newMCPOptions(f *Factory) *MCPOptions {
+	return &MCPOptions{IO: f.IO, Context: f.Context, Manager: func(o *MCPOptions) (*mcp.Manager, error) { return mcpManager(f, o) }}
+}
+
+// adHocName is the server name an ad-hoc server gets.
+const adHocName = "adhoc"
+
+// mcpManager builds the Manager: an ad-hoc server with no profile, or the
+// resolved profile's servers with the user's approvals and the built-in
+// tool names reserved.
+func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
+	home, err := f.Home()
+	if err != nil {
+		return nil, err
+	}
+	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ()}
+	if o.adHoc() {
+		spec, err := adHocSpec(o.URL, o.Command)
+		if err != nil {
+			return nil, &FlagError{Err: err}
+		}
+		if wd, err := f.Getwd(); err == nil {
+			opts.Roots = []string{wd}
+		}
+		return mcp.New([]mcp.Spec{spec}, opts), nil
+	}
+	r, err := f.LoadProfile()
+	if err != nil {
+		return nil, err
+	}
+	ws, err := f.Workspace()
+	if err != nil {
+		return nil, err
+	}
+	approved, _, err := hooks.WorkspaceApproved(home, ws)
+	if err != nil {
+		return nil, err
+	}
+	opts.Approved = func(mcp.Spec) bool { return approved || r.Profile.Hooks.TrustWorkspace }
+	if builtins, _, err := toolsFor(f, r); err == nil {
+		names := map[string]bool{}
+		for _, t := range builtins {
+			names[t.Name()] = true
+		}
+		opts.Reserved = func(n string) bool { return names[n] }
+	}
+	return mcp.FromResolved(r, opts), nil
+}
+
+// adHocSpec describes the server given on the command line.
+func adHocSpec(rawURL, command string) (mcp.Spec, error) {
+	cfg := schema.MCPServer{Enabled: true}
+	if rawURL != "" {
+		u, err := url.Parse(rawURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+			return mcp.Spec{}, fmt.Errorf("--url %q: want an http:// or https:// URL", rawURL)
+		}
+		cfg.URL, cfg.Transport = rawURL, mcp.TransportHTTP
+		if strings.HasSuffix(u.Path, "/sse") {
+			cfg.Transport = mcp.TransportSSE
+		}
+		return mcp.Spec{Name: adHocName, Config: cfg, Scope: schema.ScopeFlag}, nil
+	}
+	words, err := shell.Fields(command, nil)
+	if err != nil || len(words) == 0 {
+		return mcp.Spec{}, fmt.Errorf("--command %q: give the command and its arguments, as a shell would split them", command)
+	}
+	cfg.Command, cfg.Args, cfg.Transport = words[0], words[1:], mcp.TransportStdio
+	return mcp.Spec{Name: adHocName, Config: cfg, Scope: schema.ScopeFlag}, nil
+}
+
+// startMCP starts the servers and waits until each is ready or failed.
+func startMCP(o *MCPOptions) (*mcp.Manager, error) {
+	if o.URL != "" && o.Command != "" {
+		return nil, &FlagError{Err: errors.New("give --url or --command, not both")}
+	}
+	m, err := o.Manager(o)
+	if err != nil {
+		return nil, err
+	}
+	m.Start()
+	if err := m.WaitReady(o.Context); err != nil {
+		m.Close()
+		return nil, ErrCancelled
+	}
+	return m, nil
+}
+
+func newCmdMCPList(f *Factory) *cobra.Command {
+	o := newMCPOptions(f)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Start the MCP servers and show their status",
+		Long: `Start every configured MCP server in parallel and show, for each, its state
+(ready, failed, disabled, needs-approval), transport, tool count and last
+error. Failed servers name their command and what to fix; their log is in
+$OLLM_HOME/logs/mcp-<name>.log.`,
+		Example: `  ollm mcp list
+  ollm mcp list --json | jq '.[] | select(.state == "failed")'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return mcpListRun(o) },
+	}
+	addMCPFlags(cmd, o)
+	return cmd
+}
+
+func mcpListRun(o *MCPOptions) error {
+	m, err := startMCP(o)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	st := m.Status()
+	if o.JSON {
+		return writeJSON(o.IO.Out, st)
+	}
+	if len(st) == 0 {
+		fmt.Fprintln(o.IO.Out, "no MCP servers configured; add one under mcp.servers in ollm.cue or in .mcp.json")
+		return nil
+	}
+	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tSTATE\tTRANSPORT\tTOOLS\tCOMMAND\tERROR")
+	for _, s := range st {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, s.Transport, s.Tools, s.Command, s.Error)
+	}
+	return w.Flush()
+}
+
+func newCmdMCPTools(f *Factory) *cobra.Command {
+	o := newMCPOptions(f)
+	var server string
+	cmd := &cobra.Command{
+		Use:   "tools [server]",
+		Short: "List the tools of the MCP servers",
+		Long: `List the tools the ready MCP servers offer, under the name the model sees
+(tools whose names collide, or match a built-in tool, are namespaced as
+server__tool), with the server:tool name policy rules and ` + "`ollm mcp call`" + ` use,
+the kind and risk derived from the tool's annotations, and its description.`,
+		Example: `  ollm mcp tools
+  ollm mcp tools github --json`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				server = args[0]
+			}
+			return mcpToolsRun(o, server)
+		},
+	}
+	addMCPFlags(cmd, o)
+	return cmd
+}
+
+// mcpToolRow is one line of `ollm mcp tools`.
+type mcpToolRow struct {
+	Name        string       `json:"name"`
+	Tool        string       `json:"tool"` // server:tool
+	Server      string       `json:"server"`
+	Kind        tool.Kind    `json:"kind"`
+	Risk        tool.Risk    `json:"risk"`
+	Description string       `json:"description"`
+	Schema      *tool.Schema `json:"schema"`
+}
+
+func mcpToolsRun(o *MCPOptions, server string) error {
+	m, err := startMCP(o)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if server != "" && !hasServer(m, server) {
+		return &FlagError{Err: fmt.Errorf("no MCP server %q; `ollm mcp list` shows them", server)}
+	}
+	var rows []mcpToolRow
+	for _, t := range m.Tools() {
+		key := t.(interface{ Key() mcp.ToolKey }).Key()
+		if server != "" && key.Server != server {
+			continue
+		}
+		_, risk := mcp.Classify(t.(tool.Annotated).Annotations())
+		rows = append(rows, mcpToolRow{Name: t.Name(), Tool: key.String(), Server: key.Server,
+			Kind: t.Kind(), Risk: risk, Description: t.Description(), Schema: t.Schema()})
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, rows)
+	}
+	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tTOOL\tKIND\tRISK\tDESCRIPTION")
+	for _, r := range rows {
+		desc, _, _ := strings.Cut(r.Description, "\n")
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Tool, r.Kind, r.Risk, desc)
+	}
+	w.Flush()
+	return unreadyError(m, server)
+}
+
+func hasServer(m *mcp.Manager, name string) bool {
+	for _, s := range m.Status() {
+		if s.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// unreadyError reports servers that could not be asked, on stderr through
+// the error (exit 1), after whatever could be listed.
+func unreadyError(m *mcp.Manager, server string) error {
+	var msgs []string
+	for _, s := range m.Status() {
+		if (server == "" || s.Name == server) && s.State == mcp.StateFailed {
+			msgs = append(msgs, s.Error)
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+func newCmdMCPCall(f *Factory) *cobra.Command {
+	o := newMCPOptions(f)
+	cmd := &cobra.Command{
+		Use:   "call <server> <tool> [json-args]",
+		Short: "Call a tool of an MCP server",
+		Long: `Call one tool of one MCP server with JSON arguments (default {}). The
+arguments are checked against the tool's schema first (errors name the
+parameter, exit 2). What the tool returns for the user is printed on
+stdout, progress on stderr; a tool error exits 1. With --url or --command
+there is no server argument: ollm mcp call --url URL <tool> [json-args].`,
+		Example: `  ollm mcp call everything get-sum '{"a":1,"b":2}'
+  ollm mcp call --command "node server.js" echo '{"message":"hi"}'`,
+		Args: rangeArgs(1, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			server, name, params, err := mcpCallArgs(o, args)
+			if err != nil {
+				return err
+			}
+			return mcpCallRun(o, server, name, params)
+		},
+	}
+	addMCPFlags(cmd, o)
+	return cmd
+}
+
+// mcpCallArgs splits the positional arguments; the server is left out
+// for an ad-hoc server.
+func mcpCallArgs(o *MCPOptions, args []string) (server, name, params string, err error) {
+	if o.adHoc() {
+		server = adHocName
+	} else {
+		if len(args) < 2 {
+			return "", "", "", &FlagError{Err: errors.New("give the server and the tool: ollm mcp call <server> <tool> [json-args]")}
+		}
+		server, args = args[0], args[1:]
+	}
+	if len(args) == 0 || len(args) > 2 {
+		return "", "", "", &FlagError{Err: errors.New("give the tool and, optionally, its JSON arguments")}
+	}
+	params = "{}"
+	if len(args) == 2 {
+		params = args[1]
+	}
+	return server, args[0], params, nil
+}
+
+func mcpCallRun(o *MCPOptions, server, name, params string) error {
+	m, err := startMCP(o)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	t, ok := m.Lookup(mcp.ToolKey{Server: server, Tool: name}.String())
+	if !ok {
+		return callLookupError(m, server, name)
+	}
+	inv, err := t.Build(json.RawMessage(params))
+	if err != nil {
+		return &FlagError{Err: err}
+	}
+	res, err := inv.Execute(o.Context, func(c tool.Chunk) { printProgress(o.IO, c) })
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := writeJSON(o.IO.Out, res); err != nil {
+			return err
+		}
+	} else if res.Display != "" {
+		fmt.Fprintln(o.IO.Out, res.Display)
+	}
+	if res.Error != nil {
+		if o.JSON {
+			return &SilentError{Code: ExitError}
+		}
+		return errors.New(res.Error.Message)
+	}
+	return nil
+}
+
+func callLookupError(m *mcp.Manager, server, name string) error {
+	for _, s := range m.Status() {
+		if s.Name != server {
+			continue
+		}
+		if s.State != mcp.StateReady {
+			return fmt.Errorf("MCP server %q is %s: %s", server, s.State, s.Error)
+		}
+		return &FlagError{Err: fmt.Errorf("MCP server %q has no tool %q; `ollm mcp tools %s` lists them", server, name, server)}
+	}
+	return &FlagError{Err: fmt.Errorf("no MCP server %q; `ollm mcp list` shows them", server)}
+}
+
+func printProgress(io *IOStreams, c tool.Chunk) {
+	switch {
+	case c.Total > 0:
+		fmt.Fprintf(io.ErrOut, "progress %g/%g %s\n", c.Progress, c.Total, c.Message)
+	default:
+		fmt.Fprintf(io.ErrOut, "progress %g %s\n", c.Progress, c.Message)
+	}
+}

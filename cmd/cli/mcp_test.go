@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// everythingScript finds server-everything, installed by `make deps`.
+func everythingScript(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("OLLM_NPM_DIR")
+	if dir == "" {
+		wd, _ := os.Getwd()
+		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
+				dir = filepath.Join(d, ".deps", "npm")
+				break
+			}
+		}
+	}
+	p := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("server-everything is not installed (%v); run make deps", err)
+	}
+	return p
+}
+
+// TestMCPCallURL calls server-everything over streamable HTTP with --url
+// and no profile at all.
+func TestMCPCallURL(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	preload, _ := filepath.Abs(filepath.Join("..", "..", "core", "mcp", "testdata", "loopback.cjs"))
+	srv := exec.Command("node", "--require", preload, everythingScript(t), "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for i := 0; ; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if i == 1500 {
+			t.Fatal("server-everything never listened")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return t.TempDir()
+		}
+		return ""
+	}, Environ: os.Environ, Getwd: os.Getwd, Now: time.Now}
+	o := newMCPOptions(f)
+	o.URL = "http://" + addr + "/mcp"
+	server, name, params, err := mcpCallArgs(o, []string{"trigger-long-running-operation", `{"duration":0.2,"steps":2}`})
+	if err != nil || server != adHocName {
+		t.Fatal(server, err)
+	}
+	if err := mcpCallRun(o, server, name, params); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out.String(), "completed") || !strings.Contains(errOut.String(), "progress 2/2") {
+		t.Errorf("stdout %q stderr %q", out, errOut)
+	}
+}
