@@ -109,9 +109,9 @@ func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParam
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			var local []grepHit
-			var scratch []byte
+			var scratch, buf []byte
 			for f := range files {
-				local = e.grepFile(f.abs, m, &scratch, local, &total, &stored)
+				local, buf = e.grepFile(f.abs, m, buf, &scratch, local, &total, &stored)
 			}
 			mu.Lock()
 			hits = append(hits, local...)
@@ -155,10 +155,12 @@ func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files ch
 	})
 }
 
-func (e *env) grepFile(abs string, m *matcher, scratch *[]byte, hits []grepHit, total, stored *atomic.Int64) []grepHit {
-	data, err := os.ReadFile(abs)
+// grepFile searches one file, reading it into buf, which it returns for
+// the next file.
+func (e *env) grepFile(abs string, m *matcher, buf []byte, scratch *[]byte, hits []grepHit, total, stored *atomic.Int64) ([]grepHit, []byte) {
+	data, err := readInto(buf, abs)
 	if err != nil || IsBinary(data) {
-		return hits
+		return hits, data
 	}
 	shown := e.rel(abs)
 	m.search(data, scratch, func(line int, text []byte) {
@@ -168,7 +170,7 @@ func (e *env) grepFile(abs string, m *matcher, scratch *[]byte, hits []grepHit, 
 		}
 		hits = append(hits, grepHit{path: shown, line: line, text: clipLine(text)})
 	})
-	return hits
+	return hits, data
 }
 
 // clipLine trims a CR and cuts very long lines (minified files).
