@@ -57,6 +57,19 @@ type ToolCall struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
+// jsonOrString returns raw when it is valid JSON and raw as a JSON string
+// otherwise, so ToolCall.Arguments is always valid JSON.
+func jsonOrString(raw string) json.RawMessage {
+	if raw == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(raw)) {
+		return json.RawMessage(raw)
+	}
+	b, _ := json.Marshal(raw)
+	return b
+}
+
 // ToolResult builds the message that answers call with content.
 func ToolResult(call ToolCall, content string) Message {
 	return Message{Role: RoleTool, Content: content, ToolCallID: call.ID, ToolName: call.Name}

@@ -3,7 +3,6 @@ package llm
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -268,17 +267,4 @@ func withTag(name string) string {
 
 func configError(provider string, m schema.Model, msg string) *Error {
 	return &Error{Kind: ErrConfig, Provider: provider, Endpoint: m.Endpoint, Model: m.Name, Message: msg}
-}
-
-// jsonOrString returns raw when it is valid JSON and raw as a JSON string
-// otherwise, so ToolCall.Arguments is always valid JSON.
-func jsonOrString(raw string) json.RawMessage {
-	if raw == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(raw)) {
-		return json.RawMessage(raw)
-	}
-	b, _ := json.Marshal(raw)
-	return b
 }

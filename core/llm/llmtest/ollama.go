@@ -22,7 +22,7 @@ type Ollama struct {
 	Server *httptest.Server
 	URL    string
 
-	mu       sync.Mutex
+	reqMu    sync.Mutex // guards requests and the settings below
 	requests []ChatRequest
 }
 
@@ -51,8 +51,8 @@ func (s *Ollama) ModelConfig() schema.Model {
 
 // Requests returns every /api/chat request received, in order.
 func (s *Ollama) Requests() []ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
 	return append([]ChatRequest(nil), s.requests...)
 }
 
@@ -72,9 +72,9 @@ func (s *Ollama) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
+	s.reqMu.Lock()
 	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	s.reqMu.Unlock()
 	if _, ok := s.model(req.Model); !ok {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", req.Model)})
 		return
@@ -199,8 +199,8 @@ func (s *Ollama) show(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Ollama) tags(w http.ResponseWriter, r *http.Request) {
-	s.script.mu.Lock()
-	defer s.script.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	models := []map[string]any{}
 	for _, name := range sortedNames(s.models) {
 		m := s.models[name]
@@ -210,8 +210,8 @@ func (s *Ollama) tags(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Ollama) ps(w http.ResponseWriter, r *http.Request) {
-	s.script.mu.Lock()
-	defer s.script.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	models := []map[string]any{}
 	for _, name := range sortedNames(s.running) {
 		m := s.models[name]

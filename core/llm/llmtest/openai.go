@@ -20,7 +20,7 @@ type OpenAI struct {
 	Server *httptest.Server
 	URL    string // the base URL, ending in /v1
 
-	mu       sync.Mutex
+	reqMu    sync.Mutex // guards requests and the settings below
 	requests []OpenAIRequest
 	key      string
 	argPiece int
@@ -48,23 +48,23 @@ func (s *OpenAI) ModelConfig() schema.Model {
 // RequireKey makes the server answer 401 unless the request carries
 // "Authorization: Bearer <key>".
 func (s *OpenAI) RequireKey(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
 	s.key = key
 }
 
 // SplitArguments sets how many bytes of tool call arguments go in each
 // delta (at least 1).
 func (s *OpenAI) SplitArguments(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
 	s.argPiece = max(n, 1)
 }
 
 // Requests returns every chat completion request received, in order.
 func (s *OpenAI) Requests() []OpenAIRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.reqMu.Lock()
+	defer s.reqMu.Unlock()
 	return append([]OpenAIRequest(nil), s.requests...)
 }
 
@@ -85,10 +85,10 @@ func (s *OpenAI) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, oaErrorBody(err.Error(), "invalid_request_error", nil))
 		return
 	}
-	s.mu.Lock()
+	s.reqMu.Lock()
 	s.requests = append(s.requests, req)
 	key, piece := s.key, s.argPiece
-	s.mu.Unlock()
+	s.reqMu.Unlock()
 	if key != "" && req.Authorization != "Bearer "+key {
 		writeJSON(w, http.StatusUnauthorized, oaErrorBody("Incorrect API key provided", "invalid_request_error", "invalid_api_key"))
 		return
@@ -182,8 +182,8 @@ func (s *OpenAI) step(out *sse, r *http.Request, st Step, rep *reply) bool {
 }
 
 func (s *OpenAI) list(w http.ResponseWriter, r *http.Request) {
-	s.script.mu.Lock()
-	defer s.script.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	data := []map[string]any{}
 	for _, name := range sortedNames(s.models) {
 		data = append(data, map[string]any{"id": name, "object": "model", "created": modified.Unix(), "owned_by": "llmtest"})

@@ -141,7 +141,10 @@ func (s *script) hold(r *http.Request, ch <-chan struct{}) bool {
 	case <-ch:
 		return true
 	case <-r.Context().Done():
-		s.gone <- struct{}{}
+		select {
+		case s.gone <- struct{}{}:
+		default: // nobody is counting beyond the buffer
+		}
 	case <-s.quit:
 	}
 	return false
