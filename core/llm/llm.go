@@ -90,6 +90,9 @@ type Request struct {
 	// Ollama only: OpenAI-compatible servers take their own switch through
 	// Options (llama.cpp and vLLM: "chat_template_kwargs").
 	Think *bool
+	// ThinkLevel ("low", "medium", "high") asks models that grade their
+	// reasoning (gpt-oss) for that much; it overrides Think. Ollama only.
+	ThinkLevel string
 }
 
 // EventKind says what an Event carries.

@@ -116,7 +116,10 @@ func (o *Ollama) chatRequest(req Request) (*api.ChatRequest, error) {
 		}
 		creq.KeepAlive = &api.Duration{Duration: d}
 	}
-	if req.Think != nil {
+	switch {
+	case req.ThinkLevel != "":
+		creq.Think = &api.ThinkValue{Value: req.ThinkLevel}
+	case req.Think != nil:
 		creq.Think = &api.ThinkValue{Value: *req.Think}
 	}
 	return creq, nil

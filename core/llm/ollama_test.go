@@ -98,6 +98,14 @@ func TestOllamaThinking(t *testing.T) {
 	if think := srv.LastRequest().Think; think != nil {
 		t.Errorf("think sent as %v without Request.Think, want it left out", think)
 	}
+
+	srv.Reply(llmtest.Text("ok"))
+	if _, err := p.Chat(t.Context(), llm.Request{Messages: []llm.Message{user("x")}, Think: new(false), ThinkLevel: "high"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if think := srv.LastRequest().Think; think != "high" {
+		t.Errorf("think sent as %v, want the level \"high\"", think)
+	}
 }
 
 func TestOllamaToolCallRoundTrip(t *testing.T) {
@@ -243,6 +251,21 @@ func TestOllamaCancelMidStream(t *testing.T) {
 		t.Errorf("events = %q; no done event after a cancel", got)
 	}
 	<-srv.Disconnected() // the connection really closed: the server saw the client go
+}
+
+// Cancelling before the first byte (the model still loading) must end the
+// request too.
+func TestOllamaCancelBeforeFirstChunk(t *testing.T) {
+	srv := llmtest.NewOllama(t)
+	reached := make(chan struct{})
+	srv.Reply(llmtest.Signal(reached), llmtest.Hang())
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-reached; cancel() }()
+	_, err := newOllama(t, srv.ModelConfig()).Chat(ctx, llm.Request{Messages: []llm.Message{user("x")}}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	<-srv.Disconnected()
 }
 
 func TestOllamaNotRunning(t *testing.T) {

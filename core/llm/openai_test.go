@@ -278,6 +278,19 @@ func TestOpenAICancelMidStream(t *testing.T) {
 	<-srv.Disconnected()
 }
 
+func TestOpenAICancelBeforeFirstChunk(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	reached := make(chan struct{})
+	srv.Reply(llmtest.Signal(reached), llmtest.Hang())
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-reached; cancel() }()
+	_, err := newOpenAI(t, srv.ModelConfig(), nil).Chat(ctx, llm.Request{Messages: []llm.Message{user("x")}}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want context.Canceled", err)
+	}
+	<-srv.Disconnected()
+}
+
 func TestOpenAIFailures(t *testing.T) {
 	tests := []struct {
 		name  string

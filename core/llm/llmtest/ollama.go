@@ -153,6 +153,8 @@ func (s *Ollama) step(out *ndjson, r *http.Request, st Step, rep *reply) bool {
 		panic(http.ErrAbortHandler)
 	case stepEnd:
 		return false
+	case stepSignal:
+		close(st.signal)
 	}
 	return true
 }

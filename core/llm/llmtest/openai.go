@@ -177,6 +177,8 @@ func (s *OpenAI) step(out *sse, r *http.Request, st Step, rep *reply) bool {
 		panic(http.ErrAbortHandler)
 	case stepEnd:
 		return false
+	case stepSignal:
+		close(st.signal)
 	}
 	return true
 }

@@ -19,6 +19,7 @@ const (
 	stepWait
 	stepDrop
 	stepEnd
+	stepSignal
 	stepPause
 	stepRaw
 )
@@ -36,6 +37,7 @@ type Step struct {
 	status   int
 	msg      string
 	wait     <-chan struct{}
+	signal   chan<- struct{}
 	pause    time.Duration
 }
 
@@ -101,6 +103,11 @@ func Hang() Step { return Step{kind: stepHang} }
 // Wait holds the stream until ch is closed, then carries on with the next
 // step. If the client goes away first, Disconnected receives.
 func Wait(ch <-chan struct{}) Step { return Step{kind: stepWait, wait: ch} }
+
+// Signal closes ch when the server reaches this step, so a test can act
+// at a known point of the reply. As the first step of a fake Ollama reply,
+// followed by Hang, nothing has been sent yet: the model is "loading".
+func Signal(ch chan<- struct{}) Step { return Step{kind: stepSignal, signal: ch} }
 
 // Drop cuts the connection without ending the reply, as a server that
 // crashed would.
