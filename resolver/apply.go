@@ -109,6 +109,15 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 			return nil, err
 		}
 		defer unlock()
+	}
+	old, err := ReadLock(ws.Lock())
+	if err != nil {
+		return nil, err
+	}
+	if opts.Locked && old == nil {
+		return nil, &StaleError{File: ws.Lock(), Missing: true}
+	}
+	if !opts.DryRun {
 		release, err := a.Resolver.Store.LockShared()
 		if err != nil {
 			return nil, err
@@ -117,13 +126,6 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 		if n, _ := a.Resolver.Store.Recover(); n > 0 && a.Resolver.Events.Recovered != nil {
 			a.Resolver.Events.Recovered(n)
 		}
-	}
-	old, err := ReadLock(ws.Lock())
-	if err != nil {
-		return nil, err
-	}
-	if opts.Locked && old == nil {
-		return nil, &StaleError{File: ws.Lock(), Missing: true}
 	}
 	res.Old = old
 	var moved []RefMove
@@ -362,3 +364,61 @@ func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *sch
 
 // ErrNoGeneration means the workspace has no current generation.
 var ErrNoGeneration = errors.New("no generation has been applied in this workspace; run `ollm profile apply`")
+
+// Check compares ollm.lock with what the profile asks for, without
+// fetching: team profiles and extensions are taken from the store where
+// the lock pins them. An empty result means `apply --locked` would pass
+// the staleness check.
+func (a *Applier) Check() ([]Change, *schema.Lock, error) {
+	old, err := ReadLock(a.Options.Workspace.Lock())
+	if err != nil {
+		return nil, nil, err
+	}
+	cas := a.Resolver.Store
+	base := a.Options
+	base.Locked, base.Teams = nil, nil
+	first, err := a.load(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	wants := ProfileWants(first.Profile)
+	oldc := CopyLock(old)
+	withTeams := base
+	withTeams.Teams = TeamFiles(cas, oldc.Profiles)
+	mid := first
+	if len(withTeams.Teams) > 0 {
+		if mid, err = a.load(withTeams); err != nil {
+			return nil, nil, err
+		}
+	}
+	wants = append(wants, ExtensionWants(mid.Profile)...)
+	full := withTeams
+	full.Locked = LockedDirs(cas, oldc.Extensions)
+	final, err := a.load(full)
+	if err != nil {
+		return nil, nil, err
+	}
+	return Stale(wants, PackageWants(final), old), old, nil
+}
+
+// ManifestName fetches a git source into a scratch directory (nothing
+// enters the store) and returns the name its manifest declares.
+func (r *Resolver) ManifestName(ctx context.Context, src schema.Source) (string, error) {
+	commit, err := r.Git.Resolve(ctx, src.Git, src.Ref)
+	if err != nil {
+		return "", err
+	}
+	t, err := r.Store.NewTemp()
+	if err != nil {
+		return "", err
+	}
+	defer t.Discard()
+	if err := r.Git.Export(ctx, src.Git, commit, src.Subdir, t.Tree()); err != nil {
+		return "", err
+	}
+	name, err := ManifestName(t.Tree())
+	if errors.Is(err, errNoManifest) {
+		return "", fmt.Errorf("no manifest.json or gemini-extension.json at the top of %s (commit %s); pass --subdir for an extension in a folder", src.Git, short(commit))
+	}
+	return name, err
+}

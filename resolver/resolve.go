@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ollm/ollm/schema"
@@ -136,8 +137,9 @@ func (r *Resolver) ensureOne(ctx context.Context, req Request, w Want, old *sche
 	if e.Type == schema.SourcePath {
 		return r.ensurePath(req, w, e, old, keep)
 	}
+	url := GitURL(e.Source, req.Base)
 	if !keep {
-		commit, err := r.Git.Resolve(ctx, e.Source, e.Ref)
+		commit, err := r.Git.Resolve(ctx, url, e.Ref)
 		if err != nil {
 			return e, r.sourceErr(w, e, err, fixFor(w, err))
 		}
@@ -149,11 +151,23 @@ func (r *Resolver) ensureOne(ctx context.Context, req Request, w Want, old *sche
 	if req.DryRun {
 		return e, nil
 	}
-	return r.install(ctx, w, e, keep)
+	return r.install(ctx, w, e, url, keep)
+}
+
+var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
+
+// GitURL is the URL go-git fetches: URLs and scp-like addresses as
+// written, local repository paths made absolute against base (the
+// directory of ollm.cue).
+func GitURL(source, base string) string {
+	if strings.Contains(source, "://") || scpLike.MatchString(source) || filepath.IsAbs(source) || base == "" {
+		return source
+	}
+	return filepath.Join(base, filepath.FromSlash(source))
 }
 
 // install makes sure entry e is in the store, fetching it if needed.
-func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, keep bool) (schema.LockedSource, error) {
+func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, url string, keep bool) (schema.LockedSource, error) {
 	if e.Hash != "" {
 		dir, ok, corrupt, err := r.Store.Has(e.Hash, e.Name)
 		if err != nil {
@@ -173,20 +187,20 @@ func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, k
 	if err != nil {
 		return e, err
 	}
-	if err := r.Git.Export(ctx, e.Source, e.Commit, e.Subdir, t.Tree()); err != nil {
+	if err := r.Git.Export(ctx, url, e.Commit, e.Subdir, t.Tree()); err != nil {
 		t.Discard()
 		return e, r.sourceErr(w, e, err, fixFor(w, err))
 	}
 	if keep && e.Ref != "" && !IsCommit(e.Ref) {
-		r.checkMoved(ctx, w, e)
+		r.checkMoved(ctx, w, e, url)
 	}
 	return r.commit(w, e, t)
 }
 
 // checkMoved reports a ref that names another commit now than when it
 // was locked. The lock wins.
-func (r *Resolver) checkMoved(ctx context.Context, w Want, e schema.LockedSource) {
-	now, err := r.Git.Resolve(ctx, e.Source, e.Ref)
+func (r *Resolver) checkMoved(ctx context.Context, w Want, e schema.LockedSource, url string) {
+	now, err := r.Git.Resolve(ctx, url, e.Ref)
 	if err == nil && now != e.Commit && r.Events.RefMoved != nil {
 		r.Events.RefMoved(w.Kind, e.Name, e.Ref, e.Commit, now)
 	}

@@ -29,4 +29,7 @@ var extSubcommands = []func(*Factory) *cobra.Command{
 	newCmdExtRemove,
 	newCmdExtLogs,
 	newCmdExtLink,
+	newCmdExtAdd,
+	newCmdExtUpdate,
+	newCmdExtVerify,
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -90,5 +91,6 @@ func (f *Factory) ProfileOptions() (profiles.Options, error) {
 	if err != nil {
 		return profiles.Options{}, err
 	}
-	return profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}, nil
+	// Extensions and team profiles pinned by ollm.lock load from the store.
+	return resolver.StoreOptions(profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}), nil
 }

@@ -35,6 +35,11 @@ var profileSubcommands = []func(*Factory) *cobra.Command{
 	newCmdProfileShow,
 	newCmdProfileValidate,
 	newCmdProfileInit,
+	newCmdProfileApply,
+	newCmdProfileLock,
+	newCmdProfileDiff,
+	newCmdProfileGenerations,
+	newCmdProfileRollback,
 }
 
 // ProfileShowOptions are the options of `ollm profile show`.

@@ -84,5 +84,6 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdTools,
 	newCmdExt,
 	newCmdSkills,
+	newCmdStore,
 	newCmdMCP,
 }

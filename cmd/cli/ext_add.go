@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// ExtAddOptions are the options of `ollm ext add`.
+type ExtAddOptions struct {
+	Deps   ResolveDeps
+	Getwd  func() (string, error)
+	Arg    string
+	Name   string
+	Ref    string
+	Subdir string
+	JSON   bool
+}
+
+func newCmdExtAdd(f *Factory) *cobra.Command {
+	opts := &ExtAddOptions{Deps: newResolveDeps(f), Getwd: f.Getwd}
+	cmd := &cobra.Command{
+		Use:   "add <git-url>[@ref]",
+		Short: "Add a git-sourced extension to ollm.cue, lock it and apply",
+		Long: `Add writes extensions.sources.NAME into the workspace's ollm.cue (creating it if
+needed) through the CUE syntax tree, so comments and formatting survive, then
+locks and applies the profile. NAME defaults to the name in the extension's
+manifest. The URL may be https, ssh (git@host:path), file:// or a local
+repository path; the ref a tag, a branch or a commit (default: the remote's
+HEAD). If the apply fails, ollm.cue is restored.`,
+		Args: exactArgs(1),
+		Example: `  ollm ext add https://example.com/you/ollm-guard.git@v1.2.0
+  ollm ext add git@example.com:team/tools.git --subdir extensions/lint --name lint
+  ollm ext add ../guard-repo@main`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Arg = args[0]
+			return extAddRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Name, "name", "", "name of the source (default: the manifest's name)")
+	cmd.Flags().StringVar(&opts.Ref, "ref", "", "ref to pin (instead of URL@ref)")
+	cmd.Flags().StringVar(&opts.Subdir, "subdir", "", "folder of the extension inside the repository")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the apply result as JSON")
+	return cmd
+}
+
+var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
+
+// splitRef splits URL@ref. The ref is taken only from an @ after the last
+// '/' and ':' so user@host:path (scp syntax) keeps its user.
+func splitRef(arg string) (url, ref string) {
+	at := strings.LastIndex(arg, "@")
+	if at <= 0 || at < strings.LastIndexAny(arg, "/:") {
+		return arg, ""
+	}
+	if scpLike.MatchString(arg) && strings.Count(arg, "@") == 1 {
+		return arg, ""
+	}
+	return arg[:at], arg[at+1:]
+}
+
+func isRemote(url string) bool {
+	return strings.Contains(url, "://") || scpLike.MatchString(url)
+}
+
+func extAddRun(opts *ExtAddOptions) error {
+	url, ref := splitRef(opts.Arg)
+	if opts.Ref != "" {
+		ref = opts.Ref
+	}
+	lo, err := opts.Deps.Options()
+	if err != nil {
+		return err
+	}
+	ws := lo.Workspace
+	src := schema.Source{Git: url, Ref: ref, Subdir: opts.Subdir}
+	probe := src
+	if !isRemote(url) {
+		wd, err := opts.Getwd()
+		if err != nil {
+			return err
+		}
+		abs := url
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(wd, url)
+		}
+		probe.Git = abs
+		if rel, err := filepath.Rel(ws.Root, abs); err == nil {
+			src.Git = filepath.ToSlash(rel)
+			if !strings.HasPrefix(src.Git, ".") {
+				src.Git = "./" + src.Git
+			}
+		}
+	}
+	a, err := opts.Deps.applier()
+	if err != nil {
+		return err
+	}
+	name := opts.Name
+	if name == "" {
+		if name, err = a.Resolver.ManifestName(opts.Deps.Context, probe); err != nil {
+			return fmt.Errorf("ext add %s: %w\n  fix: check the URL and ref, or pass --name and --subdir", opts.Arg, err)
+		}
+	}
+	restore, err := editProfile(ws, func(data []byte) ([]byte, error) {
+		return profiles.AddSource(ws.Profile(), data, name, src)
+	})
+	if err != nil {
+		return err
+	}
+	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Update: []string{name}})
+	if err != nil {
+		if rerr := restore(); rerr != nil {
+			fmt.Fprintf(opts.Deps.IO.ErrOut, "warning: could not restore %s: %v\n", ws.Profile(), rerr)
+		} else {
+			fmt.Fprintf(opts.Deps.IO.ErrOut, "%s restored\n", ws.Profile())
+		}
+		return resolveError(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.Deps.IO.Out, res)
+	}
+	fmt.Fprintf(opts.Deps.IO.Out, "added extension %s to %s\n", name, ws.Profile())
+	printPlan(opts.Deps.IO.Out, res)
+	return nil
+}
+
+// editProfile rewrites the workspace's ollm.cue with edit and returns a
+// function that puts the old bytes back (or removes a file it created).
+func editProfile(ws store.Workspace, edit func([]byte) ([]byte, error)) (func() error, error) {
+	path := ws.Profile()
+	old, err := os.ReadFile(path)
+	existed := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	data, err := edit(old)
+	if err != nil {
+		var pe *profiles.Error
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{Err: err}
+		}
+		return nil, err
+	}
+	if err := store.WriteFile(path, data, store.PermShared); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if !existed {
+			return os.Remove(path)
+		}
+		return store.WriteFile(path, old, store.PermShared)
+	}, nil
+}
+
+// ExtUpdateOptions are the options of `ollm ext update`.
+type ExtUpdateOptions struct {
+	Deps  ResolveDeps
+	Names []string
+	JSON  bool
+}
+
+func newCmdExtUpdate(f *Factory) *cobra.Command {
+	opts := &ExtUpdateOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "update [NAME...]",
+		Short: "Move locked sources to what their refs name now, and apply",
+		Long: `Update resolves the named sources (all when none is named) afresh: a tag or
+branch that moved since it was locked moves in ollm.lock too. A changed hash
+means the extension's hooks ask for approval again. Then it applies.`,
+		Example: "  ollm ext update\n  ollm ext update guard",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Names = args
+			return extUpdateRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the apply result as JSON")
+	return cmd
+}
+
+func extUpdateRun(opts *ExtUpdateOptions) error {
+	a, err := opts.Deps.applier()
+	if err != nil {
+		return err
+	}
+	names := opts.Names
+	if len(names) == 0 {
+		names = []string{"*"}
+	}
+	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Update: names})
+	if err != nil {
+		return resolveError(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.Deps.IO.Out, res)
+	}
+	printPlan(opts.Deps.IO.Out, res)
+	return nil
+}
+
+// ExtVerifyOptions are the options of `ollm ext verify`.
+type ExtVerifyOptions struct {
+	Deps ResolveDeps
+	JSON bool
+}
+
+func newCmdExtVerify(f *Factory) *cobra.Command {
+	opts := &ExtVerifyOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Re-hash the store entries ollm.lock pins",
+		Long: `Verify hashes every store directory that ollm.lock pins and compares it with
+the lock. A changed entry is a security error (exit 3): 'ollm profile apply'
+replaces it with a verified copy. A missing one exits 1.`,
+		Args:    noArgs,
+		Example: "  ollm ext verify\n  ollm ext verify --json",
+		RunE:    func(cmd *cobra.Command, args []string) error { return extVerifyRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+type verifyRow struct {
+	Kind   resolver.Kind `json:"kind"`
+	Name   string        `json:"name"`
+	Status string        `json:"status"` // ok | missing | corrupt
+	Dir    string        `json:"dir"`
+	Want   string        `json:"hash"`
+	Got    string        `json:"got,omitempty"`
+}
+
+func extVerifyRun(opts *ExtVerifyOptions) error {
+	lo, err := opts.Deps.Options()
+	if err != nil {
+		return err
+	}
+	l, err := resolver.ReadLock(lo.Workspace.Lock())
+	if err != nil {
+		return resolveError(err)
+	}
+	if l == nil {
+		return &ConfigError{Err: fmt.Errorf("%s does not exist; run `ollm profile apply`", lo.Workspace.Lock())}
+	}
+	cas := store.NewCAS(lo.Home.Store())
+	rows := []verifyRow{}
+	missing, corrupt := 0, 0
+	for _, sec := range []struct {
+		kind    resolver.Kind
+		entries []schema.LockedSource
+	}{{resolver.KindProfile, l.Profiles}, {resolver.KindExtension, l.Extensions}} {
+		for _, e := range sec.entries {
+			row := verifyRow{Kind: sec.kind, Name: e.Name, Want: e.Hash, Status: "ok"}
+			dir, err := cas.Path(e.Hash, e.Name)
+			if err != nil {
+				return &ConfigError{Err: fmt.Errorf("%s: %v", lo.Workspace.Lock(), err)}
+			}
+			row.Dir = dir
+			if _, err := os.Stat(dir); err != nil {
+				row.Status = "missing"
+				missing++
+			} else if got, err := store.HashDir(dir); err != nil || got != e.Hash {
+				row.Status, row.Got = "corrupt", got
+				corrupt++
+			}
+			rows = append(rows, row)
+		}
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.Deps.IO.Out, rows); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range rows {
+			switch r.Status {
+			case "ok":
+				fmt.Fprintf(opts.Deps.IO.Out, "ok       %s %s %s\n", r.Kind, r.Name, r.Want)
+			case "missing":
+				fmt.Fprintf(opts.Deps.IO.Out, "missing  %s %s: not in the store; run `ollm profile apply`\n", r.Kind, r.Name)
+			default:
+				fmt.Fprintf(opts.Deps.IO.Out, "CORRUPT  %s %s: %s\n\tollm.lock: %s\n\ton disk:   %s\n", r.Kind, r.Name, r.Dir, r.Want, r.Got)
+			}
+		}
+	}
+	switch {
+	case corrupt > 0:
+		return &SecurityError{Err: fmt.Errorf("%d store entr(y/ies) differ from ollm.lock: SECURITY ERROR; run `ollm profile apply` to replace them with verified copies", corrupt)}
+	case missing > 0:
+		return fmt.Errorf("%d locked entr(y/ies) missing from the store; run `ollm profile apply`", missing)
+	}
+	return nil
+}

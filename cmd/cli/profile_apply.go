@@ -1,0 +1,493 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// ResolveDeps are what the resolver commands need from the factory.
+type ResolveDeps struct {
+	IO      *IOStreams
+	Context context.Context
+	Options func() (profiles.Options, error)
+	Getenv  func(string) string
+}
+
+func newResolveDeps(f *Factory) ResolveDeps {
+	return ResolveDeps{IO: f.IO, Context: f.Context, Options: f.ProfileOptions, Getenv: f.Getenv}
+}
+
+// applier builds the resolver for this invocation: go-git with its cache
+// under OLLM_HOME, the store, package version lookup, and progress on
+// stderr (a bar on a terminal, plain lines otherwise).
+func (d ResolveDeps) applier() (*resolver.Applier, error) {
+	opts, err := d.Options()
+	if err != nil {
+		return nil, err
+	}
+	opts.Locked, opts.Teams = nil, nil
+	r := &resolver.Resolver{
+		Git:      resolver.NewGoGit(filepath.Join(opts.Home.Cache(), "git")),
+		Store:    store.NewCAS(opts.Home.Store()),
+		Versions: resolver.Registry{NPMDir: d.Getenv("OLLM_NPM_DIR")},
+		Events:   progressEvents(d.IO),
+	}
+	return &resolver.Applier{Resolver: r, Options: opts, Load: loadProfile}, nil
+}
+
+// loadProfile is profiles.Load with invalid profiles mapped to exit 2.
+func loadProfile(o profiles.Options) (*schema.Resolved, error) {
+	r, err := profiles.Load(o)
+	var pe *profiles.Error
+	if errors.As(err, &pe) {
+		return nil, &ConfigError{Err: err}
+	}
+	return r, err
+}
+
+// resolveError maps resolver errors to exit codes: a checksum mismatch is
+// a security error (3), a stale or malformed lock a configuration error
+// (2), anything else a failure (1).
+func resolveError(err error) error {
+	var (
+		ce *store.ChecksumError
+		se *resolver.StaleError
+		le *resolver.LockError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		return &SecurityError{Err: err}
+	case errors.As(err, &se), errors.As(err, &le):
+		return &ConfigError{Err: err}
+	}
+	return err
+}
+
+// progressEvents reports fetches on stderr.
+func progressEvents(io *IOStreams) resolver.Events {
+	w := io.ErrOut
+	bar := io.StderrTTY
+	ev := resolver.Events{
+		Fetching: func(k resolver.Kind, name, source, ref string) {
+			if !bar {
+				if ref != "" {
+					source += "@" + ref
+				}
+				fmt.Fprintf(w, "fetching %s %s from %s\n", k, name, source)
+			}
+		},
+		RefMoved: func(k resolver.Kind, name, ref, locked, now string) {
+			fmt.Fprintf(w, "warning: %s %s: ref %s now points to %s, ollm.lock keeps %s; run `ollm ext update %s` to move it\n",
+				k, name, ref, shortCommit(now), shortCommit(locked), name)
+		},
+		Corrupt: func(name, dir string) {
+			fmt.Fprintf(w, "warning: store entry %s of %s does not match its hash; fetching it again\n", dir, name)
+		},
+		Recovered: func(n int) {
+			fmt.Fprintf(w, "removed %d unfinished download(s) left by an interrupted run\n", n)
+		},
+		Pinned: func(server, pkg, version string) {
+			fmt.Fprintf(w, "pinned %s for MCP server %s to %s\n", pkg, server, version)
+		},
+	}
+	if bar {
+		ev.Progress = func(done, total int, name string) {
+			const width = 24
+			fill := width * done / max(total, 1)
+			fmt.Fprintf(w, "\r[%s%s] %d/%d %-30s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, name)
+			if done == total {
+				fmt.Fprint(w, "\r\033[K")
+			}
+		}
+	}
+	return ev
+}
+
+func shortCommit(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// ProfileApplyOptions are the options of `ollm profile apply`.
+type ProfileApplyOptions struct {
+	Deps   ResolveDeps
+	Locked bool
+	DryRun bool
+	JSON   bool
+	Update []string
+}
+
+func newCmdProfileApply(f *Factory) *cobra.Command {
+	opts := &ProfileApplyOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Lock the profile, fetch its extensions and make it the current generation",
+		Long: `Apply resolves the profile (team profiles from extends, then extensions.sources),
+pins every git source to a commit and an h1 content hash in ollm.lock, fetches
+what the store lacks (verifying each tree against the lock before it enters
+the store), pins npx/pnpm dlx/uvx MCP server packages to exact versions, and
+writes an immutable generation that the runtime loads.
+
+It prints the plan: extensions added, changed (old -> new commit) or removed,
+hooks that will need approval, and MCP servers added or removed.
+
+A ref that moved after it was locked keeps the lock's commit; run
+'ollm ext update NAME' to move it. A tree whose hash differs from the lock is
+a security error (exit 3) and nothing enters the store.`,
+		Args: noArgs,
+		Example: `  ollm profile apply
+  ollm profile apply --dry-run
+  ollm profile apply --locked     # in CI: fail (exit 2) when ollm.lock is missing or stale`,
+		RunE: func(cmd *cobra.Command, args []string) error { return profileApplyRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.Locked, "locked", false, "use ollm.lock as is; fail when it is missing or out of date")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the plan; write and fetch nothing")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func profileApplyRun(opts *ProfileApplyOptions) error {
+	a, err := opts.Deps.applier()
+	if err != nil {
+		return err
+	}
+	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Locked: opts.Locked, DryRun: opts.DryRun, Update: opts.Update})
+	if err != nil {
+		return resolveError(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.Deps.IO.Out, res)
+	}
+	printPlan(opts.Deps.IO.Out, res)
+	printProblems(opts.Deps.IO.ErrOut, res.Resolved.Problems)
+	return nil
+}
+
+// printPlan prints what an apply changed or would change.
+func printPlan(w io.Writer, res *resolver.Result) {
+	if len(res.Plan.Changes) == 0 {
+		fmt.Fprintln(w, "lock: no changes")
+	} else {
+		fmt.Fprintf(w, "lock: %d change(s)\n", len(res.Plan.Changes))
+		for _, c := range res.Plan.Changes {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+	if len(res.Plan.Hooks) > 0 {
+		fmt.Fprintln(w, "hooks that will need approval (ollm hooks trust):")
+		for _, h := range res.Plan.Hooks {
+			note := ""
+			if h.Changed {
+				note = " (new or changed: asks again)"
+			}
+			fmt.Fprintf(w, "  %s: %s/%s [%s]%s\n", h.Extension, h.Event, h.Hook, h.Scope, note)
+		}
+	}
+	for _, s := range res.Plan.ServersAdded {
+		fmt.Fprintf(w, "mcp server added: %s\n", s)
+	}
+	for _, s := range res.Plan.ServersRemoved {
+		fmt.Fprintf(w, "mcp server removed: %s\n", s)
+	}
+	for _, m := range res.Plan.RefsMoved {
+		fmt.Fprintf(w, "ref moved: %s %s: %s now %s, locked %s (kept; `ollm ext update %s` moves it)\n", m.Kind, m.Name, m.Ref, shortCommit(m.Now), shortCommit(m.Locked), m.Name)
+	}
+	switch {
+	case res.DryRun:
+		fmt.Fprintln(w, "dry run: nothing was written")
+	case res.Generation > 0:
+		fmt.Fprintf(w, "applied: generation %d (%s %s)\n", res.Generation, res.LockFile, written(res.LockWritten))
+	default:
+		fmt.Fprintf(w, "locked: %s %s\n", res.LockFile, written(res.LockWritten))
+	}
+}
+
+func written(b bool) string {
+	if b {
+		return "written"
+	}
+	return "unchanged"
+}
+
+// ProfileLockOptions are the options of `ollm profile lock`.
+type ProfileLockOptions struct {
+	Deps   ResolveDeps
+	Update bool
+	Names  []string
+	JSON   bool
+}
+
+func newCmdProfileLock(f *Factory) *cobra.Command {
+	opts := &ProfileLockOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "lock [--update [NAME...]]",
+		Short: "Write ollm.lock for the profile without making a new generation",
+		Long: `Lock resolves every source the profile asks for and writes ollm.lock. Sources
+already locked keep their commit; --update resolves the named ones (all when
+no name is given) afresh, moving them to what their ref names now. Fetched
+trees are verified and stored, so a following 'ollm profile apply' is fast.`,
+		Example: `  ollm profile lock
+  ollm profile lock --update            # move every source to its ref's current commit
+  ollm profile lock --update guard lint`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && !opts.Update {
+				return &FlagError{Err: fmt.Errorf("names are only accepted with --update")}
+			}
+			opts.Names = args
+			return profileLockRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Update, "update", false, "resolve the named sources (or all) afresh")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func profileLockRun(opts *ProfileLockOptions) error {
+	a, err := opts.Deps.applier()
+	if err != nil {
+		return err
+	}
+	ao := resolver.ApplyOptions{NoGeneration: true}
+	if opts.Update {
+		ao.Update = opts.Names
+		if len(ao.Update) == 0 {
+			ao.Update = []string{"*"}
+		}
+	}
+	res, err := a.Apply(opts.Deps.Context, ao)
+	if err != nil {
+		return resolveError(err)
+	}
+	if opts.JSON {
+		return writeJSON(opts.Deps.IO.Out, res)
+	}
+	printPlan(opts.Deps.IO.Out, res)
+	return nil
+}
+
+// ProfileDiffOptions are the options of `ollm profile diff`.
+type ProfileDiffOptions struct {
+	Deps     ResolveDeps
+	JSON     bool
+	ExitCode bool
+}
+
+func newCmdProfileDiff(f *Factory) *cobra.Command {
+	opts := &ProfileDiffOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show how ollm.lock differs from what the profile asks for",
+		Long: `Diff compares ollm.lock with the profile's sources and MCP server packages
+without fetching anything: sources the lock lacks (+), sources it pins from a
+different request (~) and entries the profile no longer asks for (-).`,
+		Args: noArgs,
+		Example: `  ollm profile diff
+  ollm profile diff --exit-code   # exit 1 when the lock is out of date`,
+		RunE: func(cmd *cobra.Command, args []string) error { return profileDiffRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the differences as JSON")
+	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with status 1 when there are differences")
+	return cmd
+}
+
+func profileDiffRun(opts *ProfileDiffOptions) error {
+	a, err := opts.Deps.applier()
+	if err != nil {
+		return err
+	}
+	changes, old, err := a.Check()
+	if err != nil {
+		return resolveError(err)
+	}
+	w := opts.Deps.IO.Out
+	if opts.JSON {
+		if changes == nil {
+			changes = []resolver.Change{}
+		}
+		if err := writeJSON(w, map[string]any{"lockExists": old != nil, "changes": changes}); err != nil {
+			return err
+		}
+	} else {
+		if old == nil {
+			fmt.Fprintln(w, "no ollm.lock yet")
+		}
+		if len(changes) == 0 {
+			fmt.Fprintln(w, "ollm.lock is up to date with the profile")
+		}
+		for _, c := range changes {
+			fmt.Fprintln(w, c)
+		}
+		if len(changes) > 0 {
+			fmt.Fprintln(w, "run `ollm profile lock` (or `ollm profile apply`) to update ollm.lock")
+		}
+	}
+	if opts.ExitCode && len(changes) > 0 {
+		return &SilentError{Code: ExitError}
+	}
+	return nil
+}
+
+// ProfileGenerationsOptions are the options of `ollm profile generations`.
+type ProfileGenerationsOptions struct {
+	Deps ResolveDeps
+	JSON bool
+}
+
+func newCmdProfileGenerations(f *Factory) *cobra.Command {
+	opts := &ProfileGenerationsOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:     "generations",
+		Short:   "List the generations applied in this workspace",
+		Long:    "Every 'ollm profile apply' writes an immutable generation: the resolved profile,\nthe lock and a digest of every input. The current one is marked with '*'.",
+		Args:    noArgs,
+		Example: "  ollm profile generations\n  ollm profile generations --json",
+		RunE:    func(cmd *cobra.Command, args []string) error { return profileGenerationsRun(opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the list as JSON")
+	return cmd
+}
+
+type generationRow struct {
+	Number     int    `json:"number"`
+	Current    bool   `json:"current"`
+	Rollback   bool   `json:"rollback,omitempty"`
+	Created    string `json:"created"`
+	LockDigest string `json:"lockDigest"`
+	Extensions int    `json:"extensions"`
+}
+
+func workspaceGenerations(o profiles.Options) ([]generationRow, store.CurrentPointer, error) {
+	gens := store.Generations{Dir: o.Home.Generations()}
+	all, err := gens.All()
+	if err != nil {
+		return nil, store.CurrentPointer{}, err
+	}
+	cur, _, err := gens.Current(o.Workspace.Root)
+	if err != nil {
+		return nil, cur, err
+	}
+	rows := []generationRow{}
+	for _, g := range all {
+		if g.Workspace != o.Workspace.Root {
+			continue
+		}
+		rows = append(rows, generationRow{Number: g.Number, Current: g.Number == cur.Generation, Rollback: g.Number == cur.Generation && cur.Rollback,
+			Created: g.Created.Format("2006-01-02 15:04:05Z"), LockDigest: g.LockDigest, Extensions: len(g.Lock.Extensions)})
+	}
+	return rows, cur, nil
+}
+
+func profileGenerationsRun(opts *ProfileGenerationsOptions) error {
+	o, err := opts.Deps.Options()
+	if err != nil {
+		return err
+	}
+	rows, _, err := workspaceGenerations(o)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeJSON(opts.Deps.IO.Out, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(opts.Deps.IO.Out, "no generations in this workspace; run `ollm profile apply`")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.Deps.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  GEN\tCREATED\tEXTENSIONS\tLOCK")
+	for _, r := range rows {
+		mark := " "
+		if r.Current {
+			mark = "*"
+		}
+		d := strings.TrimPrefix(r.LockDigest, "sha256:")
+		if len(d) > 12 {
+			d = d[:12]
+		}
+		fmt.Fprintf(tw, "%s %d\t%s\t%d\t%s\n", mark, r.Number, r.Created, r.Extensions, d)
+	}
+	return tw.Flush()
+}
+
+// ProfileRollbackOptions are the options of `ollm profile rollback`.
+type ProfileRollbackOptions struct {
+	Deps   ResolveDeps
+	Target int // 0: the one before the current
+}
+
+func newCmdProfileRollback(f *Factory) *cobra.Command {
+	opts := &ProfileRollbackOptions{Deps: newResolveDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "rollback [N]",
+		Short: "Make an earlier generation current",
+		Long: `Rollback makes generation N (default: the one before the current) the
+workspace's current generation. The runtime loads it as it was, even if
+ollm.cue changed since, until the next 'ollm profile apply'. ollm.cue and
+ollm.lock are not touched.`,
+		Args:    maxArgs(1),
+		Example: "  ollm profile rollback\n  ollm profile rollback 3",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n <= 0 {
+					return &FlagError{Err: fmt.Errorf("generation %q: want a positive number", args[0])}
+				}
+				opts.Target = n
+			}
+			return profileRollbackRun(opts)
+		},
+	}
+	return cmd
+}
+
+func profileRollbackRun(opts *ProfileRollbackOptions) error {
+	o, err := opts.Deps.Options()
+	if err != nil {
+		return err
+	}
+	rows, cur, err := workspaceGenerations(o)
+	if err != nil {
+		return err
+	}
+	target := opts.Target
+	if target == 0 {
+		for _, r := range rows {
+			if r.Number < cur.Generation {
+				target = r.Number
+			}
+		}
+		if target == 0 {
+			return fmt.Errorf("no generation before %d in this workspace; list them with `ollm profile generations`", cur.Generation)
+		}
+	}
+	found := false
+	for _, r := range rows {
+		found = found || r.Number == target
+	}
+	if !found {
+		return fmt.Errorf("generation %d was not applied in this workspace; list them with `ollm profile generations`", target)
+	}
+	gens := store.Generations{Dir: o.Home.Generations()}
+	if err := gens.SetCurrent(o.Workspace.Root, store.CurrentPointer{Generation: target, Rollback: true}); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Deps.IO.Out, "current generation: %d (was %d)\n", target, cur.Generation)
+	return nil
+}
