@@ -170,6 +170,8 @@ func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
 	}
 	r.Problems = append(r.Problems, dropWorkspaceTrust(layers)...)
 	r.ServerScopes = serverScopes(layers)
+	r.ModeScope = firstSetter(layers, "policy", "mode")
+	r.DefaultActionScope = firstSetter(layers, "policy", "defaultAction")
 	lists := extractLists(layers)
 	v, err := c.unifyProfile(layers, listsFile(lists))
 	if err != nil {
@@ -230,6 +232,16 @@ func serverScopes(layers []*layer) map[string]schema.Scope {
 		return nil
 	}
 	return out
+}
+
+// firstSetter is the scope of the lowest layer that sets path.
+func firstSetter(layers []*layer, path ...string) schema.Scope {
+	for _, l := range layers {
+		if len(findFields(l.file.Decls, path)) > 0 {
+			return l.scope
+		}
+	}
+	return ""
 }
 
 func sha(b []byte) string {

@@ -165,3 +165,16 @@ func TestTeamLayer(t *testing.T) {
 		t.Errorf("workspace replaced the team's model: %v", err)
 	}
 }
+
+func TestModeScopes(t *testing.T) {
+	e := newEnv(t)
+	e.write("home/profile.cue", "policy: mode: \"yolo\"\n")
+	e.write("ws/ollm.cue", "policy: defaultAction: \"allow\"\n")
+	r, err := Load(e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ModeScope != schema.ScopeUser || r.DefaultActionScope != schema.ScopeWorkspace {
+		t.Errorf("ModeScope %q DefaultActionScope %q", r.ModeScope, r.DefaultActionScope)
+	}
+}

@@ -65,4 +65,9 @@ type Resolved struct {
 	RuleScopes      []Scope          `json:"ruleScopes,omitempty"`
 	ServerScopes    map[string]Scope `json:"serverScopes,omitempty"`
 	DirectoryScopes []Scope          `json:"directoryScopes,omitempty"`
+	// The lowest layer that set policy.mode and policy.defaultAction ("" when
+	// only the schema default applies): a workspace that loosens them is
+	// gated until approved, a user profile that does is not.
+	ModeScope          Scope `json:"modeScope,omitempty"`
+	DefaultActionScope Scope `json:"defaultActionScope,omitempty"`
 }

@@ -116,10 +116,12 @@ func TestGateWorkspace(t *testing.T) {
 				{Tool: "shell", Action: "allow"}, {Tool: "shell", Action: "deny"}, {Tool: "web_fetch", Action: "ask"}, {Tool: "read", Action: "allow"}}},
 			Extensions: schema.Extensions{Directories: []string{"/user/exts", "/ws/more-exts"}},
 		},
-		HookScopes:      []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace},
-		RuleScopes:      []schema.Scope{schema.ScopeWorkspace, schema.ScopeWorkspace, schema.ScopeWorkspace, schema.ScopeUser},
-		ServerScopes:    map[string]schema.Scope{"user-srv": schema.ScopeUser, "ws-srv": schema.ScopeWorkspace, "mcpjson-srv": schema.ScopeWorkspace},
-		DirectoryScopes: []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace},
+		HookScopes:         []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace},
+		RuleScopes:         []schema.Scope{schema.ScopeWorkspace, schema.ScopeWorkspace, schema.ScopeWorkspace, schema.ScopeUser},
+		ServerScopes:       map[string]schema.Scope{"user-srv": schema.ScopeUser, "ws-srv": schema.ScopeWorkspace, "mcpjson-srv": schema.ScopeWorkspace},
+		DirectoryScopes:    []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace},
+		ModeScope:          schema.ScopeWorkspace,
+		DefaultActionScope: schema.ScopeWorkspace,
 		Extensions: []schema.Extension{
 			{Name: "mine", Scope: schema.ScopeUser, Dir: "/home/.ollm/extensions/mine"},
 			{Name: "wsx", Scope: schema.ScopeWorkspace, Dir: "/ws/.ollm/extensions/wsx"},
@@ -157,5 +159,11 @@ func TestGateWorkspace(t *testing.T) {
 	}
 	if g2, held2 := GateWorkspace(r, true); !held2.Empty() || !reflect.DeepEqual(*g2, *r) {
 		t.Errorf("an approved workspace was gated")
+	}
+	// A mode and default action the user profile set are the user's own.
+	u := *r
+	u.ModeScope, u.DefaultActionScope = schema.ScopeUser, schema.ScopeUser
+	if g3, held3 := GateWorkspace(&u, false); g3.Profile.Policy.Mode != "yolo" || g3.Profile.Policy.DefaultAction != "allow" || held3.Mode != "" {
+		t.Errorf("user-set mode was gated: %+v held %+v", g3.Profile.Policy, held3)
 	}
 }

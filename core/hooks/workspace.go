@@ -35,9 +35,8 @@ func (h Held) Empty() bool {
 // rules stay: they only tighten. r is not changed. With approved set, or
 // no workspace, the copy is unchanged.
 //
-// Resolved does not record which layer set policy.mode and
-// policy.defaultAction, so a loosened value is reset whenever a workspace
-// layer is present, even if the user profile set it: the safe side.
+// A loosened mode or default action is reset only when the workspace layer
+// is the one that set it (Resolved.ModeScope, DefaultActionScope).
 func GateWorkspace(r *schema.Resolved, approved bool) (*schema.Resolved, Held) {
 	g := *r
 	var held Held
@@ -51,9 +50,11 @@ func GateWorkspace(r *schema.Resolved, approved bool) (*schema.Resolved, Held) {
 	g.Extensions, held.Extensions = gateExtensions(r, held.Directories)
 	switch g.Profile.Policy.Mode {
 	case "auto_edit", "yolo":
-		held.Mode, g.Profile.Policy.Mode = g.Profile.Policy.Mode, "default"
+		if r.ModeScope == schema.ScopeWorkspace {
+			held.Mode, g.Profile.Policy.Mode = g.Profile.Policy.Mode, "default"
+		}
 	}
-	if g.Profile.Policy.DefaultAction == "allow" {
+	if g.Profile.Policy.DefaultAction == "allow" && r.DefaultActionScope == schema.ScopeWorkspace {
 		held.Default, g.Profile.Policy.DefaultAction = "allow", "ask"
 	}
 	if !held.Empty() {
