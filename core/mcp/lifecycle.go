@@ -177,7 +177,9 @@ func (m *Manager) refreshLoop(s *server, c *conn) {
 		defs, err := m.loadTools(ctx, s, c)
 		cancel()
 		if err != nil {
-			c.log.Warn("tools/list after list_changed failed", "err", err)
+			if c.lostReason() == nil {
+				c.log.Warn("tools/list after list_changed failed", "err", err)
+			}
 			continue
 		}
 		m.mu.Lock()

@@ -13,7 +13,7 @@ import (
 // Grace periods of the shutdown sequence: close stdin and wait, then
 // SIGTERM the process group and wait, then SIGKILL it.
 const (
-	stdinGrace = 2 * time.Second
+	stdinGrace = time.Second
 	termGrace  = 2 * time.Second
 )
 

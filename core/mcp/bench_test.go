@@ -1,0 +1,110 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// tenEverything is ten server-everything processes over stdio.
+func tenEverything(b *testing.B) []Spec {
+	var specs []Spec
+	for i := 0; i < 10; i++ {
+		specs = append(specs, everythingStdio(b, fmt.Sprintf("ev%d", i)))
+	}
+	return specs
+}
+
+func connectAll(b *testing.B, specs []Spec, opts Options) {
+	m := New(specs, opts)
+	m.Start()
+	if err := m.WaitReady(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range m.Status() {
+		if s.State != StateReady {
+			b.Fatalf("%+v", s)
+		}
+	}
+	b.StopTimer()
+	m.Close()
+	b.StartTimer()
+}
+
+// BenchmarkConnectTenParallel starts ten server-everything processes at once.
+func BenchmarkConnectTenParallel(b *testing.B) {
+	specs := tenEverything(b)
+	opts := Options{LogDir: b.TempDir()}
+	for i := 0; i < b.N; i++ {
+		connectAll(b, specs, opts)
+	}
+}
+
+// BenchmarkConnectTenSequential starts the same ten one after another.
+func BenchmarkConnectTenSequential(b *testing.B) {
+	specs := tenEverything(b)
+	opts := Options{LogDir: b.TempDir()}
+	for i := 0; i < b.N; i++ {
+		for _, s := range specs {
+			connectAll(b, []Spec{s}, opts)
+		}
+	}
+}
+
+// BenchmarkCallClient is one tools/call round trip through the Manager and
+// mcp-go, including the line filter, to the Go test server.
+func BenchmarkCallClient(b *testing.B) {
+	m := New([]Spec{faultSpec(b, "f", "normal")}, Options{LogDir: b.TempDir()})
+	m.Start()
+	defer m.Close()
+	if err := m.WaitReady(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	key := ToolKey{"f", "echo"}
+	args := []byte(`{"text":"ping"}`)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := m.Call(context.Background(), key, args, nil)
+		if err != nil || res.ForModel != "ping" {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+// BenchmarkCallRaw is the same round trip written by hand on the pipe: a
+// line out, a line back, no client.
+func BenchmarkCallRaw(b *testing.B) {
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), faultEnv+"=normal")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	in := bufio.NewReader(stdout)
+	roundTrip := func(line string) string {
+		if _, err := stdin.Write([]byte(line + "\n")); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := in.ReadString('\n')
+		if err != nil {
+			b.Fatal(err)
+		}
+		return resp
+	}
+	roundTrip(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp := roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ping"}}}`, i+1))
+		if !strings.Contains(resp, `"ping"`) {
+			b.Fatal(resp)
+		}
+	}
+}
