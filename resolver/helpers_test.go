@@ -19,12 +19,12 @@ import (
 
 // testRepo is a real git repository built with go-git.
 type testRepo struct {
-	t    *testing.T
+	t    testing.TB
 	Dir  string
 	repo *git.Repository
 }
 
-func newRepo(t *testing.T, dir string) *testRepo {
+func newRepo(t testing.TB, dir string) *testRepo {
 	t.Helper()
 	r, err := git.PlainInit(dir, false)
 	if err != nil {
