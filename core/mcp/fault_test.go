@@ -391,3 +391,28 @@ func TestApprovalAndDisabled(t *testing.T) {
 		t.Errorf("mcp.enabled false: %+v", s)
 	}
 }
+
+func TestConcurrentCalls(t *testing.T) {
+	m := startManager(t, []Spec{faultSpec(t, "a", "normal"), faultSpec(t, "b", "normal")}, Options{})
+	var wg sync.WaitGroup
+	errs := make(chan string, 40)
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := ToolKey{Server: []string{"a", "b"}[i%2], Tool: "echo"}
+			want := strconv.Itoa(i)
+			res, err := m.Call(context.Background(), key, []byte(`{"text":"`+want+`"}`), nil)
+			if err != nil || res.ForModel != want {
+				errs <- fmt.Sprintf("%d: %+v %v", i, res, err)
+			}
+			m.Status()
+			m.Tools()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

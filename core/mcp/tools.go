@@ -204,15 +204,15 @@ func (m *Manager) Call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	m.mu.Lock()
 	s, ok := m.servers[key.Server]
 	var c *conn
+	var st Status
 	if ok {
-		c = s.conn
+		c, st = s.conn, s.snapshot()
 	}
 	m.mu.Unlock()
 	if !ok {
 		return tool.Result{}, fmt.Errorf("no MCP server %q", key.Server)
 	}
 	if c == nil {
-		st := s.snapshot()
 		return errResult(tool.ErrUnavailable, "MCP server %q is %s%s", key.Server, st.State, colon(st.Error)), nil
 	}
 	timeout := m.opts.callTimeout()
