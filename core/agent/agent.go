@@ -14,6 +14,7 @@ import (
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
 )
 
 // DefaultMaxTurns bounds the model requests of one prompt when neither the
@@ -119,6 +120,8 @@ type Session struct {
 	// pendingSys holds system messages that arrived between an assistant
 	// message with tool calls and its results.
 	pendingSys []llm.Message
+	always     []schema.PolicyRule // "always" answers of this session
+	alwaysPol  *policy.Policy
 	emitMu     sync.Mutex
 	started    bool
 	ended      bool

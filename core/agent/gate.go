@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -158,6 +159,10 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 			Tool: &ToolEvent{ID: c.ID, Name: c.Name, Args: p.args}})
 		return p.refuse(tool.ErrPolicy, "the policy denies this call: %s", joinNonEmpty("; ", d.Reason, d.Message))
 	case policy.Ask:
+		if s.alwaysAllows(facts, p.args) {
+			d.Action, d.Reason = policy.Allow, d.Reason+"; allowed always earlier in this session"
+			break
+		}
 		if r := s.confirm(ctx, n, p, facts, d); r != nil {
 			return r
 		}
@@ -206,9 +211,12 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 	if r.Answer == bus.AllowAlways {
 		s.mu.Lock()
 		if rules, _ := s.pol.AlwaysAllow(d); len(rules) > 0 {
-			if np, err := s.pol.WithRules(ScopeSession, rules...); err == nil {
-				s.pol = np
-			}
+			s.always = append(s.always, rules...)
+			// Allow rules cannot beat the profile's ask rules (an ask is
+			// more severe), so the answers form a policy of their own that
+			// turns this session's asks into allows; denies still hold.
+			s.alwaysPol, _ = policy.Compile(schema.Policy{DefaultAction: string(policy.Ask), Rules: s.always},
+				policy.Options{Layers: slices.Repeat([]schema.Scope{ScopeSession}, len(s.always))})
 		}
 		s.mu.Unlock()
 	}
@@ -324,4 +332,17 @@ func gitBranch(dir string) string {
 		d = up
 	}
 	return ""
+}
+
+// alwaysAllows reports whether an "always" answer of this session covers
+// the call.
+func (s *Session) alwaysAllows(f policy.Facts, args json.RawMessage) bool {
+	s.mu.Lock()
+	ap := s.alwaysPol
+	s.mu.Unlock()
+	if ap == nil {
+		return false
+	}
+	d, err := ap.DecideJSON(f, args)
+	return err == nil && d.Action == policy.Allow
 }
