@@ -289,7 +289,7 @@ func (a *Applier) plan(old, lock *schema.Lock, final *schema.Resolved) Plan {
 		for _, ev := range events {
 			for _, h := range x.Manifest.Hooks[ev] {
 				p.Hooks = append(p.Hooks, PlanHook{Extension: x.Name, Scope: x.Scope, Event: ev, Hook: h.Name, Hash: x.Hash,
-					Changed: changed[x.Name] || x.Scope != schema.ScopeStore})
+					Changed: changed[x.Name]})
 			}
 		}
 	}
