@@ -1,0 +1,529 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ollm/ollm/core/bus"
+)
+
+// Options configure a Model.
+type Options struct {
+	Width, Height int    // initial size; a WindowSizeMsg replaces it
+	Style         string // glamour style: "dark" (default), "light", "notty"
+}
+
+// entry is one block of the conversation.
+type entry struct {
+	kind  string // "user", "assistant", "thinking", "tool", "info", "error", "system", "blocked"
+	text  string
+	md    *Markdown
+	tool  *card
+	cache string // rendered view, for finished entries
+}
+
+// card is a tool call.
+type card struct {
+	id, name     string
+	args         json.RawMessage
+	status       ToolStatus
+	output       strings.Builder
+	message      string
+	done, total  float64
+	display, err string
+}
+
+// Model is the bubbletea model of a session.
+type Model struct {
+	rt      Runtime
+	opt     Options
+	width   int
+	height  int
+	entries []*entry
+	cards   map[string]*card
+	cur     *entry // the assistant answer being streamed
+	think   *entry // the reasoning being streamed
+	input   textarea.Model
+	vp      viewport.Model
+	busy    bool
+	confirm []ConfirmRequested // queue; the first is shown
+	approve []Approval         // start-of-session approvals; the first is asked
+	status  Status
+	ctrlC   bool // a Ctrl-C while idle; a second one quits
+	quit    bool
+	follow  bool // keep the viewport at the bottom
+}
+
+// New returns the model for rt.
+func New(rt Runtime, o Options) *Model {
+	if o.Style == "" {
+		o.Style = "dark"
+	}
+	if o.Width == 0 {
+		o.Width = 100
+	}
+	if o.Height == 0 {
+		o.Height = 30
+	}
+	ta := textarea.New()
+	ta.Placeholder = "Ask anything; /help for commands"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "> "
+	ta.CharLimit = 0
+	ta.SetHeight(3)
+	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
+	ta.Focus()
+	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta, follow: true}
+	m.vp = viewport.New(o.Width, 10)
+	m.vp.KeyMap = viewport.KeyMap{} // scrolling keys are handled in Update
+	m.status = rt.Status()
+	m.resize(o.Width, o.Height)
+	return m
+}
+
+// Init starts listening for runtime events.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(textarea.Blink, m.listen())
+}
+
+func (m *Model) listen() tea.Cmd {
+	ch := m.rt.Events()
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return SessionEnded{}
+		}
+		return ev
+	}
+}
+
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.input.SetWidth(w)
+	m.vp.Width = w
+	m.layout()
+	for i := range m.entries {
+		if m.entries[i].md != nil {
+			m.entries[i].md.SetWidth(w)
+		}
+		m.entries[i].cache = ""
+	}
+}
+
+func (m *Model) layout() {
+	bottom := m.input.Height() + 2 // input + status + separator
+	if d := m.dialog(); d != "" {
+		bottom = lineCount(d) + 1
+	}
+	h := m.height - bottom
+	if h < 1 {
+		h = 1
+	}
+	m.vp.Height = h
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case tea.KeyMsg:
+		if cmd, handled := m.key(msg); handled {
+			m.refresh()
+			return m, cmd
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		cmds = append(cmds, cmd)
+	case tea.MouseMsg:
+		if msg.Button == tea.MouseButtonWheelUp {
+			m.vp.ScrollUp(3)
+			m.follow = false
+		} else if msg.Button == tea.MouseButtonWheelDown {
+			m.vp.ScrollDown(3)
+			m.follow = m.vp.AtBottom()
+		}
+		return m, nil
+	case Event:
+		m.handle(msg)
+		if _, end := msg.(SessionEnded); end {
+			m.quit = true
+			return m, tea.Quit
+		}
+		cmds = append(cmds, m.listen())
+	default:
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	m.refresh()
+	return m, tea.Batch(cmds...)
+}
+
+// Apply feeds events to the model as a program would, for tests and
+// benchmarks.
+func (m *Model) Apply(evs ...Event) {
+	for _, e := range evs {
+		m.handle(e)
+	}
+	m.refresh()
+}
+
+func (m *Model) handle(ev Event) {
+	switch e := ev.(type) {
+	case ContentDelta:
+		m.endThinking()
+		if m.cur == nil {
+			m.entries = append(m.entries, &entry{kind: "assistant", md: NewMarkdown(m.width, m.opt.Style)})
+			m.cur = m.entries[len(m.entries)-1]
+		}
+		m.cur.md.Append(e.Text)
+	case ThinkingDelta:
+		if m.think == nil {
+			m.entries = append(m.entries, &entry{kind: "thinking"})
+			m.think = m.entries[len(m.entries)-1]
+		}
+		m.think.text += e.Text
+	case AssistantDone:
+		m.endThinking()
+		if m.cur != nil {
+			if e.Text != "" && e.Text != m.cur.md.Text() {
+				m.cur.md.Reset(e.Text)
+			} else {
+				m.cur.md.Finish()
+			}
+		} else if e.Text != "" {
+			md := NewMarkdown(m.width, m.opt.Style)
+			md.Reset(e.Text)
+			m.entries = append(m.entries, &entry{kind: "assistant", md: md})
+		}
+		m.cur = nil
+	case ToolStarted:
+		m.endStream()
+		c := &card{id: e.ID, name: e.Name, args: e.Args, status: ToolRunning}
+		m.cards[e.ID] = c
+		m.entries = append(m.entries, &entry{kind: "tool", tool: c})
+	case ToolProgress:
+		c := m.card(e.ID)
+		if len(e.Args) > 0 {
+			c.args = e.Args
+		}
+		if e.Text != "" {
+			c.output.WriteString(e.Text)
+		}
+		if e.Message != "" {
+			c.message = e.Message
+		}
+		if e.Total > 0 || e.Done > 0 {
+			c.done, c.total = e.Done, e.Total
+		}
+		m.uncache(c)
+	case ToolFinished:
+		c := m.card(e.ID)
+		c.status, c.display, c.err = e.Status, e.Display, e.Error
+		m.uncache(c)
+	case ConfirmRequested:
+		m.endStream()
+		if e.CallID != "" {
+			if c, ok := m.cards[e.CallID]; ok {
+				c.status = ToolAsking
+				m.uncache(c)
+			}
+		}
+		m.confirm = append(m.confirm, e)
+	case ConfirmResolved:
+		for i, c := range m.confirm {
+			if c.ID == e.ID {
+				m.confirm = append(m.confirm[:i], m.confirm[i+1:]...)
+				msg := "confirmation " + e.Answer
+				if e.Reason != "" {
+					msg += ": " + e.Reason
+				}
+				m.info("info", msg)
+				break
+			}
+		}
+	case Blocked:
+		m.endStream()
+		by := ""
+		if e.By != "" {
+			by = " by " + e.By
+		}
+		m.info("blocked", fmt.Sprintf("%s blocked%s: %s", e.Event, by, e.Reason))
+	case SystemMessage:
+		m.info("system", fmt.Sprintf("[%s] %s", e.Hook, e.Text))
+	case Notice:
+		m.info("info", e.Text)
+	case ErrorEvent:
+		m.endStream()
+		m.info("error", e.Err)
+	case TurnDone:
+		m.endStream()
+		m.busy = false
+		if e.Cancelled {
+			m.info("info", "turn cancelled")
+		} else if e.Err != "" {
+			m.info("error", e.Err)
+		}
+		m.status = m.rt.Status()
+	case ContextChanged:
+		m.status.Context = ContextUse{Used: e.Used, Window: e.Window}
+	case MCPChanged:
+		found := false
+		for i := range m.status.MCP {
+			if m.status.MCP[i].Name == e.Server.Name {
+				m.status.MCP[i] = e.Server
+				found = true
+			}
+		}
+		if !found {
+			m.status.MCP = append(m.status.MCP, e.Server)
+		}
+	case ApprovalsNeeded:
+		m.approve = append(m.approve, e.Items...)
+	case SessionEnded:
+		m.endStream()
+	}
+}
+
+func (m *Model) card(id string) *card {
+	c, ok := m.cards[id]
+	if !ok {
+		c = &card{id: id, name: "tool", status: ToolRunning}
+		m.cards[id] = c
+		m.entries = append(m.entries, &entry{kind: "tool", tool: c})
+	}
+	return c
+}
+
+func (m *Model) uncache(c *card) {
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		if m.entries[i].tool == c {
+			m.entries[i].cache = ""
+			return
+		}
+	}
+}
+
+func (m *Model) endThinking() {
+	m.think = nil
+}
+
+func (m *Model) endStream() {
+	m.endThinking()
+	if m.cur != nil {
+		m.cur.md.Finish()
+		m.cur = nil
+	}
+}
+
+func (m *Model) info(kind, text string) {
+	m.entries = append(m.entries, &entry{kind: kind, text: text})
+}
+
+// key handles keys that are not typing; handled false passes the key to
+// the input box.
+func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
+	if k.Type != tea.KeyCtrlC {
+		m.ctrlC = false
+	}
+	if len(m.approve) > 0 {
+		return m.approvalKey(k)
+	}
+	if len(m.confirm) > 0 {
+		return m.confirmKey(k)
+	}
+	switch k.Type {
+	case tea.KeyCtrlC:
+		if m.busy {
+			m.rt.Cancel()
+			return nil, true
+		}
+		if m.input.Value() != "" {
+			m.input.Reset()
+			return nil, true
+		}
+		if m.ctrlC {
+			m.quit = true
+			return tea.Quit, true
+		}
+		m.ctrlC = true
+		m.info("info", "press Ctrl-C again to quit")
+		return nil, true
+	case tea.KeyCtrlD:
+		if m.input.Value() == "" {
+			m.quit = true
+			return tea.Quit, true
+		}
+	case tea.KeyPgUp:
+		m.vp.HalfPageUp()
+		m.follow = false
+		return nil, true
+	case tea.KeyPgDown:
+		m.vp.HalfPageDown()
+		m.follow = m.vp.AtBottom()
+		return nil, true
+	case tea.KeyEnter:
+		if k.Alt {
+			return nil, false
+		}
+		return m.submit(), true
+	}
+	return nil, false
+}
+
+func (m *Model) submit() tea.Cmd {
+	line := m.input.Value()
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	m.input.Reset()
+	m.follow = true
+	c, err := ParseCommand(line)
+	if err != nil {
+		m.info("error", err.Error())
+		return nil
+	}
+	switch c.Kind {
+	case CmdNone:
+		if m.busy {
+			m.info("error", "a turn is running; Ctrl-C cancels it")
+			return nil
+		}
+		p := PromptText(line)
+		m.entries = append(m.entries, &entry{kind: "user", text: p})
+		if err := m.rt.Submit(p); err != nil {
+			m.info("error", err.Error())
+			return nil
+		}
+		m.busy = true
+		return nil
+	case CmdHelp:
+		m.info("info", HelpText)
+		return nil
+	case CmdQuit:
+		m.quit = true
+		return tea.Quit
+	case CmdClear:
+		m.entries, m.cards, m.cur, m.think = nil, map[string]*card{}, nil, nil
+		fallthrough
+	default:
+		m.entries = append(m.entries, &entry{kind: "user", text: strings.TrimSpace(line)})
+		out, err := m.rt.Command(c)
+		if err != nil {
+			m.info("error", err.Error())
+			return nil
+		}
+		if c.Kind == CmdSkill || c.Kind == CmdCompact {
+			m.busy = true
+		}
+		if out != "" {
+			m.info("info", out)
+		}
+		m.status = m.rt.Status()
+		return nil
+	}
+}
+
+func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	c := m.confirm[0]
+	var a bus.Answer
+	switch {
+	case k.Type == tea.KeyCtrlC:
+		a = bus.Deny
+		if m.busy {
+			m.rt.Cancel()
+		}
+	case k.String() == "y" || k.String() == "1" || k.Type == tea.KeyEnter:
+		a = bus.AllowOnce
+	case k.String() == "a" || k.String() == "2":
+		a = bus.AllowAlways
+	case k.String() == "n" || k.String() == "3" || k.Type == tea.KeyEsc:
+		a = bus.Deny
+	case k.Type == tea.KeyPgUp:
+		m.vp.HalfPageUp()
+		return nil, true
+	case k.Type == tea.KeyPgDown:
+		m.vp.HalfPageDown()
+		return nil, true
+	default:
+		return nil, true // the dialog has the keyboard
+	}
+	m.confirm = m.confirm[1:]
+	if err := m.rt.Answer(c.ID, a); err != nil {
+		m.info("error", err.Error())
+	}
+	if c.CallID != "" {
+		if cd, ok := m.cards[c.CallID]; ok && cd.status == ToolAsking {
+			if a == bus.Deny {
+				cd.status = ToolDenied
+			} else {
+				cd.status = ToolRunning
+			}
+			m.uncache(cd)
+		}
+	}
+	m.info("info", fmt.Sprintf("%s: %s", c.Details.Tool, answerLabel(a)))
+	return nil, true
+}
+
+func answerLabel(a bus.Answer) string {
+	switch a {
+	case bus.AllowOnce:
+		return "allowed once"
+	case bus.AllowAlways:
+		return "allowed always"
+	}
+	return "denied"
+}
+
+func (m *Model) approvalKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	it := m.approve[0]
+	var ok bool
+	switch k.String() {
+	case "a", "y", "enter":
+		ok = true
+	case "s", "n", "esc":
+		ok = false
+	case "ctrl+c":
+		m.quit = true
+		return tea.Quit, true
+	default:
+		return nil, true
+	}
+	m.approve = m.approve[1:]
+	if err := m.rt.Approve(it.ID, ok); err != nil {
+		m.info("error", err.Error())
+		return nil, true
+	}
+	verb := "skipped"
+	if ok {
+		verb = "approved"
+	}
+	m.info("info", fmt.Sprintf("%s %s %s", verb, it.Kind, it.Name))
+	return nil, true
+}
+
+// Busy reports whether a turn is running.
+func (m *Model) Busy() bool { return m.busy }
+
+// Quitting reports whether the user asked to quit.
+func (m *Model) Quitting() bool { return m.quit }
+
+func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
+
+func sortedKeys(v map[string]any) []string {
+	ks := make([]string, 0, len(v))
+	for k := range v {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"github.com/ollm/ollm/core/bus"
+)
+
+// Runtime is what the TUI needs from a session. Submit and Command start
+// work and return at once; everything that follows arrives on Events.
+type Runtime interface {
+	// Submit starts a turn for prompt.
+	Submit(prompt string) error
+	// Cancel cancels the running turn (Ctrl-C); the session stays usable.
+	Cancel()
+	// Events delivers what the session does; it is closed when the session ends.
+	Events() <-chan Event
+	// Answer answers the confirmation request id.
+	Answer(id string, a bus.Answer) error
+	// Approve records the user's choice for a start-of-session approval
+	// (an untrusted hook or a workspace MCP server): ok false skips it.
+	Approve(id string, ok bool) error
+	// Command runs a slash command other than /help, /clear and /quit and
+	// returns text to show. Work it starts (a skill's turn, /compact)
+	// reports on Events.
+	Command(c Command) (string, error)
+	// Status is the current status line data.
+	Status() Status
+}
+
+// Status is what the status line shows.
+type Status struct {
+	Model      string
+	Profile    string // profile name or workspace, optional
+	Generation int    // profile generation; 0 unknown
+	MCP        []MCPServer
+	Context    ContextUse
+}
+
+// MCPServer is one server's name and state ("ready", "starting", "failed", ...).
+type MCPServer struct {
+	Name  string
+	State string
+	Tools int
+	Error string
+}
+
+// ContextUse is tokens used out of the model's window.
+type ContextUse struct {
+	Used, Window int
+}

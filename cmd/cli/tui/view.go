@@ -1,0 +1,340 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/reflow/truncate"
+	"github.com/muesli/reflow/wordwrap"
+)
+
+var (
+	stUser     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
+	stDim      = lipgloss.NewStyle().Foreground(lipgloss.Color("8"))
+	stError    = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
+	stOK       = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+	stWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
+	stSystem   = lipgloss.NewStyle().Foreground(lipgloss.Color("13"))
+	stCard     = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Color("8")).Padding(0, 1)
+	stDialog   = lipgloss.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(lipgloss.Color("11")).Padding(0, 1)
+	stStatus   = lipgloss.NewStyle().Foreground(lipgloss.Color("7")).Background(lipgloss.Color("236"))
+	stDiffAdd  = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+	stDiffDel  = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
+	stDiffHunk = lipgloss.NewStyle().Foreground(lipgloss.Color("14"))
+)
+
+// maxCardLines bounds the output shown in a tool card.
+const maxCardLines = 8
+
+// refresh re-lays out and fills the viewport after a change.
+func (m *Model) refresh() {
+	m.layout()
+	var b strings.Builder
+	for i, e := range m.entries {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(m.entryView(e))
+	}
+	m.vp.SetContent(b.String())
+	if m.follow {
+		m.vp.GotoBottom()
+	}
+}
+
+func (m *Model) entryView(e *entry) string {
+	if e.cache != "" {
+		return e.cache
+	}
+	w := m.width - 2
+	var s string
+	cacheable := true
+	switch e.kind {
+	case "user":
+		s = stUser.Render("> ") + wordwrap.String(e.text, w-2)
+	case "assistant":
+		s = e.md.View()
+		cacheable = e.md.final
+	case "thinking":
+		s = stDim.Render(indent(wordwrap.String("thinking: "+lastLines(e.text, 6), w-2), "  "))
+		cacheable = false
+	case "tool":
+		s = m.cardView(e.tool)
+		cacheable = e.tool.status != ToolRunning && e.tool.status != ToolAsking
+	case "error":
+		s = stError.Render(wordwrap.String("✗ "+e.text, w))
+	case "blocked":
+		s = stWarn.Render(wordwrap.String("⊘ "+e.text, w))
+	case "system":
+		s = stSystem.Render(wordwrap.String("⚙ "+e.text, w))
+	default:
+		s = stDim.Render(wordwrap.String(e.text, w))
+	}
+	if cacheable {
+		e.cache = s
+	}
+	return s
+}
+
+func statusIcon(s ToolStatus) string {
+	switch s {
+	case ToolOK:
+		return stOK.Render("✓ ok")
+	case ToolError:
+		return stError.Render("✗ error")
+	case ToolDenied:
+		return stWarn.Render("⊘ denied")
+	case ToolAsking:
+		return stWarn.Render("? waiting for you")
+	}
+	return stWarn.Render("… running")
+}
+
+func (m *Model) cardView(c *card) string {
+	w := m.width - 4
+	var b strings.Builder
+	head := fmt.Sprintf("⚒ %s(%s)", c.name, argsSummary(c.args, w-len(c.name)-24))
+	b.WriteString(head + "  " + statusIcon(c.status))
+	if c.status == ToolRunning && (c.total > 0 || c.message != "") {
+		b.WriteByte('\n')
+		if c.total > 0 {
+			b.WriteString(progressBar(c.done/c.total, 30) + fmt.Sprintf(" %.0f/%.0f", c.done, c.total))
+		}
+		if c.message != "" {
+			b.WriteString(" " + c.message)
+		}
+	}
+	body := c.display
+	if body == "" && c.status == ToolRunning {
+		body = c.output.String()
+	}
+	if c.err != "" {
+		body = strings.TrimSpace(body + "\n" + stError.Render(c.err))
+	}
+	if body = strings.TrimRight(body, "\n"); body != "" {
+		b.WriteByte('\n')
+		b.WriteString(stDim.Render(clipLines(body, maxCardLines, w-4)))
+	}
+	return stCard.Width(w).Render(b.String())
+}
+
+func progressBar(f float64, n int) string {
+	if f < 0 {
+		f = 0
+	}
+	if f > 1 {
+		f = 1
+	}
+	k := int(f * float64(n))
+	return "[" + strings.Repeat("█", k) + strings.Repeat("░", n-k) + "]"
+}
+
+// argsSummary is the arguments on one line, cut to n columns.
+func argsSummary(args json.RawMessage, n int) string {
+	if len(args) == 0 {
+		return ""
+	}
+	var v map[string]any
+	if json.Unmarshal(args, &v) != nil {
+		return truncate.StringWithTail(string(args), uint(max(n, 10)), "…")
+	}
+	var parts []string
+	for _, k := range sortedKeys(v) {
+		val := v[k]
+		var s string
+		if str, ok := val.(string); ok {
+			s = fmt.Sprintf("%s=%q", k, firstLine(str))
+		} else {
+			j, _ := json.Marshal(val)
+			s = k + "=" + string(j)
+		}
+		parts = append(parts, s)
+	}
+	return truncate.StringWithTail(strings.Join(parts, ", "), uint(max(n, 10)), "…")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + "…"
+	}
+	return s
+}
+
+func clipLines(s string, n, w int) string {
+	lines := strings.Split(s, "\n")
+	more := 0
+	if len(lines) > n {
+		more = len(lines) - n
+		lines = lines[:n]
+	}
+	for i, l := range lines {
+		lines[i] = truncate.StringWithTail(l, uint(max(w, 10)), "…")
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("… %d more lines", more))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dialog is the confirmation or approval box, or "".
+func (m *Model) dialog() string {
+	switch {
+	case len(m.approve) > 0:
+		return m.approvalView()
+	case len(m.confirm) > 0:
+		return m.confirmView(m.confirm[0])
+	}
+	return ""
+}
+
+func (m *Model) confirmView(c ConfirmRequested) string {
+	d := c.Details
+	w := m.width - 4
+	var b strings.Builder
+	title := fmt.Sprintf("Allow %s?", d.Tool)
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render(title))
+	if d.Risk != "" {
+		b.WriteString(stDim.Render(fmt.Sprintf("  (%s, risk %s)", d.Kind, d.Risk)))
+	}
+	if len(m.confirm) > 1 {
+		b.WriteString(stDim.Render(fmt.Sprintf("  +%d more waiting", len(m.confirm)-1)))
+	}
+	b.WriteByte('\n')
+	if d.Description != "" {
+		b.WriteString(wordwrap.String(d.Description, w-2) + "\n")
+	}
+	reason := d.Reason
+	if d.Message != "" {
+		reason = d.Message
+	}
+	if reason != "" {
+		b.WriteString(stDim.Render(wordwrap.String("why: "+reason, w-2)) + "\n")
+	}
+	for _, l := range d.Locations {
+		b.WriteString(stDim.Render("at: "+l) + "\n")
+	}
+	if d.Command != "" {
+		b.WriteString("$ " + d.Command + "\n")
+	}
+	// Room for the rest: the dialog takes at most about two thirds of the screen.
+	room := m.height*2/3 - lineCount(b.String()) - 6
+	if room < 4 {
+		room = 4
+	}
+	if d.Diff != "" {
+		b.WriteString(diffView(clipLines(strings.TrimRight(d.Diff, "\n"), room, w-2)) + "\n")
+	} else if len(d.Params) > 0 && d.Command == "" {
+		var out bytes.Buffer
+		if json.Indent(&out, d.Params, "", "  ") != nil {
+			out.Reset()
+			out.Write(d.Params)
+		}
+		b.WriteString(clipLines(out.String(), room, w-2) + "\n")
+	}
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[y] allow once   [a] allow always   [n] deny"))
+	return stDialog.Width(w).Render(b.String())
+}
+
+func diffView(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			lines[i] = lipgloss.NewStyle().Bold(true).Render(l)
+		case strings.HasPrefix(l, "+"):
+			lines[i] = stDiffAdd.Render(l)
+		case strings.HasPrefix(l, "-"):
+			lines[i] = stDiffDel.Render(l)
+		case strings.HasPrefix(l, "@@"):
+			lines[i] = stDiffHunk.Render(l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m *Model) approvalView() string {
+	w := m.width - 4
+	var b strings.Builder
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render("Approve before the session starts") + "\n")
+	b.WriteString(stDim.Render("These come from this workspace and have not been approved (or changed since):") + "\n")
+	for i, a := range m.approve {
+		mark := "  "
+		if i == 0 {
+			mark = "▸ "
+		}
+		changed := ""
+		if a.Changed {
+			changed = stWarn.Render(" (changed)")
+		}
+		line := fmt.Sprintf("%s%s %s%s: %s", mark, a.Kind, a.Name, changed, a.Detail)
+		b.WriteString(truncate.StringWithTail(line, uint(w-2), "…") + "\n")
+	}
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[a] approve   [s] skip"))
+	return stDialog.Width(w).Render(b.String())
+}
+
+// statusLine is model · generation · MCP states · context use.
+func (m *Model) statusLine() string {
+	s := m.status
+	parts := []string{}
+	if s.Model != "" {
+		parts = append(parts, "model "+s.Model)
+	}
+	if s.Profile != "" || s.Generation > 0 {
+		p := "profile"
+		if s.Profile != "" {
+			p += " " + s.Profile
+		}
+		if s.Generation > 0 {
+			p += fmt.Sprintf(" gen %d", s.Generation)
+		}
+		parts = append(parts, p)
+	}
+	if len(s.MCP) > 0 {
+		var ms []string
+		for _, srv := range s.MCP {
+			ms = append(ms, srv.Name+":"+srv.State)
+		}
+		parts = append(parts, "mcp "+strings.Join(ms, " "))
+	}
+	if s.Context.Window > 0 {
+		parts = append(parts, fmt.Sprintf("ctx %d/%d (%d%%)", s.Context.Used, s.Context.Window, s.Context.Used*100/s.Context.Window))
+	} else if s.Context.Used > 0 {
+		parts = append(parts, fmt.Sprintf("ctx %d", s.Context.Used))
+	}
+	if m.busy {
+		parts = append(parts, "working… (Ctrl-C cancels)")
+	}
+	line := truncate.StringWithTail(" "+strings.Join(parts, " │ "), uint(max(m.width, 10)), "…")
+	return stStatus.Width(m.width).Render(line)
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	if m.quit {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(m.vp.View())
+	b.WriteByte('\n')
+	if d := m.dialog(); d != "" {
+		b.WriteString(d)
+	} else {
+		b.WriteString(m.statusLine())
+		b.WriteByte('\n')
+		b.WriteString(m.input.View())
+	}
+	return b.String()
+}
