@@ -1,0 +1,343 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ollm/ollm/core/agent"
+	"github.com/ollm/ollm/core/bus"
+	"github.com/ollm/ollm/core/llm"
+)
+
+// Output formats of `ollm run`.
+const (
+	formatText       = "text"
+	formatJSON       = "json"
+	formatStreamJSON = "stream-json"
+)
+
+// resumeLatest is what --resume holds when given without an id.
+const resumeLatest = "\x00latest"
+
+// RunOptions are the options of `ollm run`.
+type RunOptions struct {
+	IO       *IOStreams
+	F        *Factory
+	Prompt   string
+	Format   string
+	Mode     string
+	MaxTurns int
+	Resume   string
+	Skill    string
+	Vars     []string
+}
+
+func newCmdRun(f *Factory) *cobra.Command {
+	opts := &RunOptions{IO: f.IO, F: f}
+	cmd := &cobra.Command{
+		Use:   "run [-p PROMPT]",
+		Short: "Run one prompt through the agent without the TUI",
+		Long: `Run one prompt through the same agent loop the TUI uses: hooks fire at
+every event, every tool call passes the one gate (before_tool hooks, the
+policy on the final arguments, a confirmation) and the session is saved as
+a transcript in $OLLM_HOME/sessions that --resume continues.
+
+The prompt comes from -p, or from stdin when stdin is not a terminal.
+Without a terminal nobody can confirm a call the policy asks about, so it is
+denied with a message naming the rule that asked; the model sees the refusal.
+
+Output: text prints the final answer; json prints one object with the
+answer, the tool calls and the token use; stream-json prints every event of
+the loop as one JSON object a line, then a "result" line.
+
+Exit codes: 0 done; 1 the model or provider failed (Ollama not running, the
+model missing, the turn limit); 2 bad flags or profile; 4 a hook or the
+policy blocked the prompt; 130 interrupted.`,
+		Example: `  ollm run -p "summarise README.md"
+  git diff | ollm run -p "review this diff" --output-format json
+  ollm run --approval-mode auto_edit -p "fix the failing test"
+  ollm run --resume -p "and now the docs"          # continue the latest session
+  ollm run --skill review --var file=main.go`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && opts.Resume == resumeLatest {
+				opts.Resume, args = args[0], nil // --resume ID
+			}
+			if len(args) > 0 {
+				return &FlagError{Err: fmt.Errorf("unexpected argument %q; give the prompt with -p", args[0])}
+			}
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the `PROMPT` (default: read stdin)")
+	fl.StringVar(&opts.Format, "output-format", formatText, "`FORMAT` of the output: text, json or stream-json")
+	fl.StringVar(&opts.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit (edits run without asking) or yolo (everything runs but what a deny rule refuses)")
+	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "model requests allowed for the prompt (default: agent.maxTurns)")
+	fl.StringVar(&opts.Resume, "resume", "", "continue session `ID` (the latest without an id)")
+	fl.Lookup("resume").NoOptDefVal = resumeLatest
+	fl.StringVar(&opts.Skill, "skill", "", "render skill `NAME` and run it as the prompt")
+	fl.StringArrayVar(&opts.Vars, "var", nil, "`KEY=VALUE` for a skill placeholder (repeatable)")
+	return cmd
+}
+
+func runRun(ctx context.Context, o *RunOptions) error {
+	switch o.Format {
+	case formatText, formatJSON, formatStreamJSON:
+	default:
+		return &FlagError{Err: fmt.Errorf("--output-format %q: want text, json or stream-json", o.Format)}
+	}
+	switch o.Mode {
+	case "", "default", "auto_edit", "yolo", "plan":
+	default:
+		return &FlagError{Err: fmt.Errorf("--approval-mode %q: want default, auto_edit or yolo", o.Mode)}
+	}
+	if o.MaxTurns < 0 {
+		return &FlagError{Err: errors.New("--max-turns must be positive")}
+	}
+	vars := map[string]string{}
+	for _, v := range o.Vars {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return &FlagError{Err: fmt.Errorf("--var %q: want KEY=VALUE", v)}
+		}
+		vars[k] = val
+	}
+	prompt := o.Prompt
+	if prompt == "" && o.Skill == "" && !o.IO.StdinTTY {
+		b, err := io.ReadAll(o.IO.In)
+		if err != nil {
+			return err
+		}
+		prompt = strings.TrimSpace(string(b))
+	}
+	if prompt == "" && o.Skill == "" {
+		return &FlagError{Err: errors.New("no prompt: give one with -p or on stdin")}
+	}
+
+	home, err := o.F.Home()
+	if err != nil {
+		return err
+	}
+	var (
+		tr      *agent.Transcript
+		id      string
+		history []llm.Message
+	)
+	if o.Resume != "" {
+		want := o.Resume
+		if want == resumeLatest {
+			want = ""
+		}
+		tr, id, history, err = agent.Resume(home.Sessions(), want, o.F.Now)
+		if err != nil {
+			return &FlagError{Err: fmt.Errorf("--resume: %w", err)}
+		}
+	} else {
+		id = agent.NewID(o.F.Now())
+	}
+	rt, err := o.F.NewRuntime(ctx, RuntimeOptions{SessionID: id, Mode: o.Mode})
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		return err
+	}
+	defer rt.Close()
+	for _, w := range rt.Warnings {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
+	}
+	cfg := rt.AgentConfig()
+	if tr == nil {
+		if tr, err = agent.Create(home.Sessions(), id, rt.Workspace.Root, cfg.Model, o.F.Now); err != nil {
+			return err
+		}
+	}
+	cfg.Transcript, cfg.History = tr, history
+	if o.MaxTurns > 0 {
+		cfg.MaxTurns = o.MaxTurns
+	}
+	out := &runOutput{o: o}
+	cfg.OnEvent = out.event
+	if o.IO.CanPrompt() {
+		stop := answerOnTerminal(ctx, o.IO, rt.Bus)
+		defer stop()
+	}
+
+	s, err := agent.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	var rep agent.Reply
+	if err = s.Start(ctx); err == nil {
+		if o.Skill != "" {
+			rep, err = s.RunSkill(ctx, rt.Skills, o.Skill, vars)
+		} else {
+			rep, err = s.Run(ctx, prompt)
+		}
+	}
+	if werr := out.result(id, rep, err); werr != nil {
+		return werr
+	}
+	return runError(err)
+}
+
+// runError maps the loop's error to the command's.
+func runError(err error) error {
+	var (
+		be *agent.BlockedError
+		le *llm.Error
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, agent.ErrCancelled):
+		return ErrCancelled
+	case errors.As(err, &be):
+		return &BlockedError{Err: err}
+	case errors.As(err, &le):
+		return err
+	}
+	return err
+}
+
+// runOutput writes what the chosen format shows.
+type runOutput struct {
+	o  *RunOptions
+	mu sync.Mutex
+}
+
+func (w *runOutput) event(e agent.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.o.Format == formatStreamJSON {
+		b, _ := json.Marshal(e)
+		fmt.Fprintf(w.o.IO.Out, "%s\n", b)
+		return
+	}
+	switch e.Type {
+	case agent.EvBlocked:
+		what := e.Block.Event
+		if e.Tool != nil {
+			what = e.Tool.Name
+		}
+		fmt.Fprintf(w.o.IO.ErrOut, "blocked: %s: %s\n", what, joinNonEmpty(": ", e.Block.By, e.Block.Reason))
+	case agent.EvNotice:
+		fmt.Fprintf(w.o.IO.ErrOut, "notice: %s\n", e.Text)
+	case agent.EvToolCall:
+		if w.o.F.Global.Verbose {
+			fmt.Fprintf(w.o.IO.ErrOut, "tool: %s %s\n", e.Tool.Name, e.Tool.Args)
+		}
+	}
+}
+
+// runResult is the json output and the last stream-json line.
+type runResult struct {
+	Type      string             `json:"type"`
+	SessionID string             `json:"sessionId"`
+	Response  string             `json:"response"`
+	Turns     int                `json:"turns"`
+	ToolCalls []agent.CallRecord `json:"toolCalls"`
+	Usage     llm.Usage          `json:"usage"`
+	Error     string             `json:"error,omitempty"`
+	Blocked   *agent.Block       `json:"blocked,omitempty"`
+}
+
+func (w *runOutput) result(id string, rep agent.Reply, err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.o.Format == formatText {
+		if rep.Text != "" {
+			fmt.Fprint(w.o.IO.Out, rep.Text)
+			if !strings.HasSuffix(rep.Text, "\n") {
+				fmt.Fprintln(w.o.IO.Out)
+			}
+		}
+		return nil
+	}
+	r := runResult{Type: "result", SessionID: id, Response: rep.Text, Turns: rep.Turns, ToolCalls: rep.ToolCalls, Usage: rep.Usage}
+	if r.ToolCalls == nil {
+		r.ToolCalls = []agent.CallRecord{}
+	}
+	if err != nil {
+		r.Error = err.Error()
+		var be *agent.BlockedError
+		if errors.As(err, &be) {
+			r.Blocked = &be.Block
+		}
+	}
+	if w.o.Format == formatStreamJSON {
+		b, _ := json.Marshal(r)
+		_, werr := fmt.Fprintf(w.o.IO.Out, "%s\n", b)
+		return werr
+	}
+	return writeJSON(w.o.IO.Out, r)
+}
+
+// answerOnTerminal answers confirmations by asking on the terminal:
+// y runs the call once, a always, anything else denies.
+func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := b.Subscribe(ctx, bus.Answerer)
+	in := bufio.NewReader(s.In)
+	go func() {
+		for e := range ch {
+			if e.Kind != bus.Requested {
+				continue
+			}
+			writeConfirmation(s.ErrOut, e.Request.Details)
+			fmt.Fprint(s.ErrOut, "Run it? [y]es, [a]lways, [N]o: ")
+			line, _ := in.ReadString('\n')
+			a := bus.Deny
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				a = bus.AllowOnce
+			case "a", "always":
+				a = bus.AllowAlways
+			}
+			_ = b.Respond(bus.Response{ID: e.Request.ID, Answer: a})
+		}
+	}()
+	return cancel
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// hookRoot makes the root command accept --resume [id] (the TUI's way in)
+// and, while there is no TUI, say how to run ollm instead.
+func hookRoot(f *Factory, root *cobra.Command) {
+	var resume string
+	root.Flags().StringVar(&resume, "resume", "", "continue session `ID` (the latest without an id)")
+	root.Flags().Lookup("resume").NoOptDefVal = resumeLatest
+	root.Args = cobra.MaximumNArgs(1)
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 && resume != resumeLatest {
+			return &FlagError{Err: fmt.Errorf("unknown command %q for \"ollm\"", args[0])}
+		}
+		hint := `ollm run -p "PROMPT"`
+		if resume != "" {
+			hint = `ollm run --resume`
+			if len(args) == 1 {
+				hint += " " + args[0]
+			}
+			hint += ` -p "PROMPT"`
+		}
+		return &FlagError{Err: fmt.Errorf("the interactive session (TUI) is not available in this build; run %s, or pipe the prompt on stdin", hint)}
+	}
+}
