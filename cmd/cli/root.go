@@ -68,11 +68,11 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 	pf.StringVar(&f.Global.Model, "model", "", "use `NAME` as the model for this run")
 	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "log more detail to stderr")
 
-	attachSession(root, f) // `ollm` alone opens the TUI (session.go)
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(f))
 	}
 	hookRoot(f, root)
+	attachSession(root, f) // `ollm` alone opens the TUI in a terminal (session.go)
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -337,4 +338,8 @@ func (m *Model) View() string {
 		b.WriteString(m.input.View())
 	}
 	return b.String()
+}
+
+func sortServers(s []MCPServer) {
+	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
 }
