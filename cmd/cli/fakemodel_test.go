@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,32 @@ var _ = registerFakeOllama()
 func registerFakeOllama() bool {
 	scriptCmds["fake-ollama"] = fakeOllamaCmd
 	scriptCmds["fake-ollama-check"] = fakeOllamaCheckCmd
+	scriptCmds["link-everything"] = linkEverythingCmd
 	return true
+}
+
+// linkEverythingCmd links the npm reference server-everything (installed by
+// `make deps`, or under OLLM_NPM_DIR) to the given path in the script's
+// work directory, so a profile can start it as "node PATH stdio".
+func linkEverythingCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: link-everything PATH")
+	}
+	dir := os.Getenv("OLLM_NPM_DIR")
+	if dir == "" {
+		wd, _ := os.Getwd()
+		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
+				dir = filepath.Join(d, ".deps", "npm")
+				break
+			}
+		}
+	}
+	p := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(p); err != nil {
+		ts.Fatalf("server-everything is not installed (%v); run make deps", err)
+	}
+	ts.Check(os.Symlink(p, ts.MkAbs(args[0])))
 }
 
 // scriptTB is the part of testing.TB llmtest uses, over a script: errors

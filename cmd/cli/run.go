@@ -332,9 +332,13 @@ func hookRoot(f *Factory, root *cobra.Command) {
 		}
 		hint := `ollm run -p "PROMPT"`
 		if resume != "" {
+			id := resume
+			if id == resumeLatest && len(args) == 1 {
+				id = args[0]
+			}
 			hint = `ollm run --resume`
-			if len(args) == 1 {
-				hint += " " + args[0]
+			if id != resumeLatest {
+				hint += " " + id
 			}
 			hint += ` -p "PROMPT"`
 		}
