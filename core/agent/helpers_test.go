@@ -83,10 +83,7 @@ func npmDir(t testing.TB) string {
 // everything starts server-everything over stdio and returns its manager.
 func everything(t testing.TB, name string) *mcp.Manager {
 	t.Helper()
-	p := filepath.Join(npmDir(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%v; run make deps", err)
-	}
+	p := everythingPath(t)
 	m := mcp.New([]mcp.Spec{{Name: name, Config: schema.MCPServer{Command: "node", Args: []string{p, "stdio"}, Enabled: true}}},
 		mcp.Options{LogDir: t.TempDir()})
 	m.Start()
@@ -208,4 +205,13 @@ func toolMessages(req llmtest.ChatRequest) []llmtest.Message {
 		}
 	}
 	return out
+}
+
+func everythingPath(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(npmDir(t), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%v; run make deps", err)
+	}
+	return p
 }

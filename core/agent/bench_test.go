@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/llm"
+	"github.com/ollm/ollm/core/llm/llmtest"
+	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
+)
+
+// timedProvider adds up the time spent in Chat: model time.
+type timedProvider struct {
+	llm.Provider
+	ns atomic.Int64
+}
+
+func (p *timedProvider) Chat(ctx context.Context, r llm.Request, on func(llm.Event)) (llm.Response, error) {
+	t0 := time.Now()
+	defer func() { p.ns.Add(int64(time.Since(t0))) }()
+	return p.Provider.Chat(ctx, r, on)
+}
+
+// timedTools adds up the time spent executing calls: tool time.
+type timedTools struct {
+	Tools
+	ns atomic.Int64
+}
+
+func (t *timedTools) Get(name string) (tool.Tool, bool) {
+	x, ok := t.Tools.Get(name)
+	if !ok {
+		return nil, false
+	}
+	return timedTool{x, &t.ns}, true
+}
+
+type timedTool struct {
+	tool.Tool
+	ns *atomic.Int64
+}
+
+func (t timedTool) Build(p json.RawMessage) (tool.Invocation, error) {
+	inv, err := t.Tool.Build(p)
+	if err != nil {
+		return nil, err
+	}
+	return timedInv{inv, t.ns}, nil
+}
+
+type timedInv struct {
+	tool.Invocation
+	ns *atomic.Int64
+}
+
+func (i timedInv) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
+	t0 := time.Now()
+	defer func() { i.ns.Add(int64(time.Since(t0))) }()
+	return i.Invocation.Execute(ctx, out)
+}
+
+// BenchmarkTurnOverhead measures what the loop adds to a turn beyond the
+// model and the tool: five hooks (one on each per-turn event:
+// before_tool_selection, before_model, after_model, before_tool,
+// after_tool) and five MCP servers (server-everything over stdio, 5 x ~13
+// tools offered), one MCP tool call per prompt. Each iteration is one
+// prompt of two turns (a tool call, then the answer); the metric
+// overhead-ms/turn is (wall - model - tool) / 2, and p50/p90 are over the
+// iterations.
+func BenchmarkTurnOverhead(b *testing.B) {
+	var specs []mcp.Spec
+	for i := range 5 {
+		s := everythingSpec(b, fmt.Sprintf("s%d", i+1))
+		specs = append(specs, s)
+	}
+	m := mcp.New(specs, mcp.Options{LogDir: b.TempDir()})
+	m.Start()
+	b.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var echo string
+	for _, t := range m.Tools() {
+		if t.Name() == "s1:echo" || t.Name() == "s1__echo" || (echo == "" && len(t.Name()) > 4 && t.Name()[len(t.Name())-4:] == "echo") {
+			echo = t.Name()
+		}
+	}
+	if echo == "" {
+		b.Fatal("no echo tool")
+	}
+	events := []hooks.Event{hooks.BeforeToolSelection, hooks.BeforeModel, hooks.AfterModel, hooks.BeforeTool, hooks.AfterTool}
+	for _, mode := range []string{"no-hooks", "persistent-hooks", "process-hooks"} {
+		persistent, file := mode == "persistent-hooks", "ok.sh"
+		if persistent {
+			file = "persistent.py"
+		}
+		b.Run(mode, func(b *testing.B) {
+			var hs []*hooks.Hook
+			for _, ev := range events {
+				if mode == "no-hooks" {
+					break
+				}
+				h := hook(b, "h-"+string(ev), ev, file)
+				h.Def.Persistent = persistent
+				hs = append(hs, h)
+			}
+			eng := engine(b, "bench", b.TempDir(), hs...)
+			srv := llmtest.NewOllama(b)
+			prov, err := llm.New(srv.ModelConfig(), llm.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tp := &timedProvider{Provider: prov}
+			tt := &timedTools{Tools: tool.NewRegistry(m.Tools()...)}
+			pol := mustPolicy(b, "allow", schema.PolicyRule{Tool: "*:*", Action: "allow"})
+			var over []float64
+			b.ResetTimer()
+			for range b.N {
+				srv.Reply(llmtest.ToolCall(echo, map[string]any{"message": "hi"}))
+				srv.Reply(llmtest.Text("done"))
+				s, err := New(Config{Provider: tp, Model: llmtest.DefaultModel, Tools: tt, Hooks: eng, Policy: pol,
+					SessionID: "bench", ContextWindow: 100000})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tp.ns.Store(0)
+				tt.ns.Store(0)
+				t0 := time.Now()
+				if _, err := s.Run(context.Background(), "echo hi"); err != nil {
+					b.Fatal(err)
+				}
+				wall := time.Since(t0)
+				over = append(over, float64(wall-time.Duration(tp.ns.Load())-time.Duration(tt.ns.Load()))/2/1e6)
+			}
+			b.StopTimer()
+			sort.Float64s(over)
+			b.ReportMetric(over[len(over)/2], "overhead-ms/turn")
+			b.ReportMetric(over[len(over)*9/10], "p90-overhead-ms/turn")
+		})
+	}
+}
+
+func everythingSpec(b testing.TB, name string) mcp.Spec {
+	m := everythingPath(b)
+	return mcp.Spec{Name: name, Config: schema.MCPServer{Command: "node", Args: []string{m, "stdio"}, Enabled: true}}
+}
