@@ -180,3 +180,26 @@ func TestDecideModes(t *testing.T) {
 			facts: grepFacts, args: `{}`, want: Allow, wantRule: 1},
 	})
 }
+
+// One compiled Policy serves many goroutines (run with -race).
+func TestDecideConcurrent(t *testing.T) {
+	p := MustCompile(schema.Policy{Rules: []schema.PolicyRule{R("shell", "deny", eq("$program", "rm")), R("read_*", "allow", nil)}}, Options{})
+	done := make(chan struct{})
+	for i := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for j := range 200 {
+				name := []string{"read_file", "read_many_files", "shell", "x"}[(i+j)%4]
+				d := p.Decide(Facts{Name: name}, map[string]any{"command": "ls && rm x"})
+				want := map[string]Action{"read_file": Allow, "read_many_files": Allow, "shell": Deny, "x": Ask}[name]
+				if d.Action != want {
+					t.Errorf("%s: %s", name, d.Action)
+					return
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+}
