@@ -63,6 +63,9 @@ type Config struct {
 	OnEvent  func(Event)    // called one event at a time; must not block for long
 	Now      func() time.Time
 	ReadOnly func(tool.Tool) bool // nil: Kind().ReadOnly()
+	// OnAlwaysAllow receives the allow rules an "always" answer added for
+	// this session, so the caller can save them (profiles.AddPolicyRules).
+	OnAlwaysAllow func([]schema.PolicyRule)
 }
 
 // BlockedError is an operation a hook or the policy stopped at the top level.
@@ -120,6 +123,7 @@ type Session struct {
 	// pendingSys holds system messages that arrived between an assistant
 	// message with tool calls and its results.
 	pendingSys []llm.Message
+	retrying   bool                // a turn is being retried after a context overflow
 	always     []schema.PolicyRule // "always" answers of this session
 	alwaysPol  *policy.Policy
 	emitMu     sync.Mutex
@@ -343,6 +347,19 @@ func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, 
 				s.publish(Event{Type: EvThinking, Turn: n, Text: e.Text})
 			}
 		})
+	if err != nil && llm.IsKind(err, llm.ErrContextOverflow) && ctx.Err() == nil && !s.retrying {
+		// The server says the conversation does not fit although the
+		// tracked use did not reach the threshold: treat it as full,
+		// compact and try once more.
+		s.mu.Lock()
+		s.used, s.retrying = s.window, true
+		if s.window == 0 {
+			s.used, s.window = 1, 1
+		}
+		s.mu.Unlock()
+		defer func() { s.retrying = false }()
+		return s.turn(ctx, n, rep)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.failed(ctx, "model", err)

@@ -210,7 +210,8 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 	}
 	if r.Answer == bus.AllowAlways {
 		s.mu.Lock()
-		if rules, _ := s.pol.AlwaysAllow(d); len(rules) > 0 {
+		rules, _ := s.pol.AlwaysAllow(d)
+		if len(rules) > 0 {
 			s.always = append(s.always, rules...)
 			// Allow rules cannot beat the profile's ask rules (an ask is
 			// more severe), so the answers form a policy of their own that
@@ -219,6 +220,9 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 				policy.Options{Layers: slices.Repeat([]schema.Scope{ScopeSession}, len(s.always))})
 		}
 		s.mu.Unlock()
+		if len(rules) > 0 && s.cfg.OnAlwaysAllow != nil {
+			s.cfg.OnAlwaysAllow(rules)
+		}
 	}
 	return nil
 }

@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollm/ollm/core/bus"
+	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm/llmtest"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
 )
 
 // fnTool is a test tool whose calls run fn.
@@ -146,5 +149,53 @@ func TestTurnLimit(t *testing.T) {
 	var tl *TurnLimitError
 	if !errors.As(err, &tl) || tl.Max != 2 || !strings.Contains(err.Error(), "agent.maxTurns") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestServerContextOverflowCompactsAndRetries: when the server says the
+// conversation does not fit, on_context_overflow fires, the conversation
+// is compacted and the request is sent once more.
+func TestServerContextOverflowCompactsAndRetries(t *testing.T) {
+	f := newFixture(t)
+	logPath := t.TempDir() + "/events.jsonl"
+	t.Setenv("EVENT_LOG", logPath)
+	f.cfg.Hooks = engine(t, "s1", f.root, hook(t, "log", hooks.OnContextOverflow, "log.sh"))
+	f.srv.Reply(llmtest.Text("first answer"))
+	f.srv.Reply(llmtest.HTTPError(400, "input exceeds the context length"))
+	f.srv.Reply(llmtest.Text("summary of first"))
+	f.srv.Reply(llmtest.Text("second answer"))
+	s := f.session(t)
+	if _, err := s.Run(context.Background(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Run(context.Background(), "second")
+	if err != nil || rep.Text != "second answer" {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if got := hookLog(t, logPath); len(got) != 1 {
+		t.Fatalf("on_context_overflow fired %d times", len(got))
+	}
+	last := f.srv.LastRequest().Messages
+	if len(last) != 2 || last[0].Role != "system" || !strings.Contains(last[0].Content, "summary of first") || last[1].Content != "second" {
+		t.Fatalf("retried with %+v", last)
+	}
+}
+
+// TestAlwaysAllowIsReported: the rules an "always" answer adds reach
+// OnAlwaysAllow so the caller can save them.
+func TestAlwaysAllowIsReported(t *testing.T) {
+	f := newFixture(t)
+	f.cfg.Policy = mustPolicy(t, "ask")
+	f.cfg.Bus = bus.New(bus.Options{})
+	answer(t, f.cfg.Bus, bus.AllowAlways)
+	var got []schema.PolicyRule
+	f.cfg.OnAlwaysAllow = func(r []schema.PolicyRule) { got = append(got, r...) }
+	f.srv.Reply(llmtest.ToolCall("write_file", map[string]any{"path": "a.txt", "content": "1"}))
+	f.srv.Reply(llmtest.Text("ok"))
+	if _, err := f.session(t).Run(context.Background(), "write"); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Tool != "write_file" || got[0].Action != "allow" {
+		t.Fatalf("rules = %+v", got)
 	}
 }
