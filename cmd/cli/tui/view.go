@@ -112,6 +112,9 @@ func (m *Model) cardView(c *card) string {
 	if body == "" && c.status == ToolRunning {
 		body = c.output.String()
 	}
+	if c.err != "" && strings.TrimSpace(body) == strings.TrimSpace(c.err) {
+		body = ""
+	}
 	if c.err != "" {
 		body = strings.TrimSpace(body + "\n" + stError.Render(c.err))
 	}
