@@ -24,8 +24,9 @@ const (
 	formatStreamJSON = "stream-json"
 )
 
-// resumeLatest is what --resume holds when given without an id.
-const resumeLatest = "\x00latest"
+// resumeLatest is what --resume holds when given without an id; it also
+// names the latest session explicitly (--resume=latest).
+const resumeLatest = "latest"
 
 // RunOptions are the options of `ollm run`.
 type RunOptions struct {
