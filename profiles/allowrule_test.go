@@ -86,14 +86,14 @@ func TestAddPolicyRulesLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := r.Profile.Policy.Rules
+	rules := r.Profile.Policy.Rules[1:] // after the builtin read-only rule
 	if len(rules) != 3 || rules[0].Tool != "read_file" || rules[1].Name != alwaysGit.Name || rules[2].Tool != "github:create_issue" {
 		t.Fatalf("rules = %+v", rules)
 	}
 	if w := rules[1].When; w == nil || w.Arg != "$program" || w.Equals != "git" {
 		t.Errorf("when = %+v", w)
 	}
-	if len(r.RuleScopes) != 3 || r.RuleScopes[1] != schema.ScopeUser {
+	if len(r.RuleScopes) != 4 || r.RuleScopes[2] != schema.ScopeUser {
 		t.Errorf("scopes = %v", r.RuleScopes)
 	}
 	if b, _ := os.ReadFile(home.Profile()); !strings.HasPrefix(string(b), prior[:strings.LastIndex(prior, "\t]")]) {

@@ -28,6 +28,9 @@ func TestBuiltinDefaults(t *testing.T) {
 	if p.Policy.DefaultAction != "ask" || p.Policy.Mode != "default" {
 		t.Errorf("policy defaults: %+v", p.Policy)
 	}
+	if len(p.Policy.Rules) != 1 || p.Policy.Rules[0].Action != "allow" || p.Policy.Rules[0].When.OneOf[0] != "read" || r.RuleScopes[0] != schema.ScopeBuiltin {
+		t.Errorf("builtin read-only rule: %+v %v", p.Policy.Rules, r.RuleScopes)
+	}
 	if !p.Extensions.Enabled || !p.Extensions.AutoEnable || p.Agent.MaxTurns != 50 {
 		t.Errorf("extensions/agent defaults: %+v %+v", p.Extensions, p.Agent)
 	}
@@ -51,10 +54,10 @@ func TestLayersUnify(t *testing.T) {
 	for _, rule := range r.Profile.Policy.Rules {
 		tools = append(tools, rule.Tool+"="+rule.Action)
 	}
-	if got := strings.Join(tools, ","); got != "read_file=allow,shell=deny,*=ask" {
+	if got := strings.Join(tools, ","); got != "*=allow,read_file=allow,shell=deny,*=ask" {
 		t.Errorf("rules in layer order: %s", got)
 	}
-	wantScopes := []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace, schema.ScopeWorkspace}
+	wantScopes := []schema.Scope{schema.ScopeBuiltin, schema.ScopeUser, schema.ScopeWorkspace, schema.ScopeWorkspace}
 	for i, s := range wantScopes {
 		if r.RuleScopes[i] != s {
 			t.Errorf("RuleScopes = %v, want %v", r.RuleScopes, wantScopes)
@@ -157,7 +160,8 @@ func TestTeamLayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Profile.Policy.Rules) != 2 || r.Profile.Policy.Rules[0].Action != "deny" || r.RuleScopes[0] != schema.ScopeStore {
+	// After the builtin read-only rule: the team's, then the workspace's.
+	if len(r.Profile.Policy.Rules) != 3 || r.Profile.Policy.Rules[1].Action != "deny" || r.RuleScopes[1] != schema.ScopeStore {
 		t.Errorf("rules: %+v %v", r.Profile.Policy.Rules, r.RuleScopes)
 	}
 	e.write("ws/ollm.cue", "model: name: \"mine\"\n")
