@@ -104,7 +104,7 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 	ws, home := a.Options.Workspace, a.Options.Home
 	res := &Result{LockFile: ws.Lock(), DryRun: opts.DryRun}
 	if !opts.DryRun {
-		unlock, err := store.Lock(ws.Lock())
+		unlock, err := store.Lock(home.WorkspaceLock(ws.Root))
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,6 +73,13 @@ func (h Home) Sessions() string { return h.path("sessions") }
 
 // Tokens holds OAuth tokens (0600).
 func (h Home) Tokens() string { return h.path("tokens") }
+
+// WorkspaceLock is the path whose file lock serialises applies in one
+// workspace. It lives under OLLM_HOME so nothing is left in the project.
+func (h Home) WorkspaceLock(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return h.path("locks", hex.EncodeToString(sum[:8])+"-"+filepath.Base(root))
+}
 
 // Workspace is the layout of a project directory.
 type Workspace struct{ Root string }
