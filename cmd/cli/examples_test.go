@@ -29,6 +29,13 @@ func TestExamplesValidate(t *testing.T) {
 			if code != ExitOK || !strings.HasPrefix(out.String(), "ok:") {
 				t.Fatalf("ollm -C %s profile validate = %d\n%s%s", dir, code, out, errOut)
 			}
+			// The committed lock is current: the README's first command
+			// (profile apply) leaves the example unchanged.
+			out.Reset()
+			code = Run(f, []string{"-C", dir, "profile", "apply", "--locked", "--dry-run"})
+			if code != ExitOK {
+				t.Fatalf("ollm -C %s profile apply --locked --dry-run = %d\n%s%s", dir, code, out, errOut)
+			}
 		})
 	}
 }
