@@ -3,6 +3,9 @@
 // file writes, advisory file locks and JSON state files. Other packages ask
 // store for paths and for writes; none of them writes state files itself.
 //
-// Imports: the standard library, schema, github.com/natefinch/atomic and
-// github.com/gofrs/flock.
+// It also holds the content-addressed extension store (cas.go: verify the
+// h1 hash, then rename into place read-only), generations and trust files.
+//
+// Imports: the standard library, schema, github.com/natefinch/atomic,
+// github.com/gofrs/flock and golang.org/x/mod/sumdb/dirhash.
 package store

@@ -1,5 +1,3 @@
-// Command ollm is a terminal agent for local models, configured by one
-// CUE-validated profile. See the cli package for the commands.
 package main
 
 import (

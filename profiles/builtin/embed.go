@@ -1,7 +1,3 @@
-// Package builtin embeds the builtin profile, the lowest layer of every
-// resolved profile.
-//
-// Imports: the standard library only.
 package builtin
 
 import "embed"
