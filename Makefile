@@ -35,8 +35,10 @@ unit: deps
 
 test: fmt-check vet unit
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./profiles/...
+# bench runs every Go benchmark once; figures go into README.md and
+# docs/notes/<area>.md with the machine they ran on.
+bench: deps
+	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -run '^$$' -bench . -benchmem ./...
 
 clean:
 	rm -rf bin .deps
