@@ -17,11 +17,12 @@ type Markdown struct {
 	style    string
 	r        *glamour.TermRenderer
 	buf      strings.Builder
-	done     int    // bytes of buf already committed
-	rendered []byte // glamour output of the committed blocks
-	inFence  bool   // the committed text ends inside a ``` fence
-	scan     int    // bytes of buf scanned for boundaries
-	lineFrom int    // start of the line being scanned
+	done     int      // bytes of buf already committed
+	rendered []byte   // glamour output of the committed blocks
+	lines    []string // rendered split into lines, kept in step
+	inFence  bool     // the committed text ends inside a ``` fence
+	scan     int      // bytes of buf scanned for boundaries
+	lineFrom int      // start of the line being scanned
 	final    bool
 }
 
@@ -61,6 +62,7 @@ func (m *Markdown) SetWidth(w int) {
 	}
 	if m.done > 0 {
 		m.rendered = []byte(m.render(m.buf.String()[:m.done]))
+		m.lines = splitLines(string(m.rendered))
 	}
 }
 
@@ -94,7 +96,9 @@ func (m *Markdown) Append(s string) {
 	if boundary > m.done {
 		block := text[m.done:boundary]
 		if strings.TrimSpace(block) != "" {
-			m.rendered = append(m.rendered, m.render(block)...)
+			r := m.render(block)
+			m.rendered = append(m.rendered, r...)
+			m.lines = append(m.lines, splitLines(r)...)
 		}
 		m.done = boundary
 	}
@@ -115,6 +119,7 @@ func (m *Markdown) Finish() {
 	}
 	text := m.buf.String()
 	m.rendered = []byte(m.render(text))
+	m.lines = splitLines(string(m.rendered))
 	m.done = len(text)
 	m.scan, m.lineFrom = len(text), len(text)
 	m.final = true
@@ -125,12 +130,36 @@ func (m *Markdown) Reset(text string) {
 	m.buf.Reset()
 	m.buf.WriteString(text)
 	m.done, m.scan, m.lineFrom, m.inFence, m.final = 0, 0, 0, false, false
-	m.rendered = nil
+	m.rendered, m.lines = nil, nil
 	m.Finish()
 }
 
 // Text is the raw markdown so far.
 func (m *Markdown) Text() string { return m.buf.String() }
+
+// Lines are the committed blocks' lines plus the tail's, wrapped. Only the
+// tail costs anything per call; the slice must not be modified.
+func (m *Markdown) Lines() []string {
+	tail := m.buf.String()[m.done:]
+	if strings.TrimSpace(tail) == "" {
+		return m.lines
+	}
+	t := splitLines(indent(wordwrap.String(tail, m.width-4), "  "))
+	if len(m.lines) == 0 {
+		return t
+	}
+	// Appending in place is safe: the tail lines past len(m.lines) are
+	// never read after the next call, and commits overwrite them.
+	return append(m.lines, t...)
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
 
 // View is the committed blocks rendered plus the tail wrapped.
 func (m *Markdown) View() string {

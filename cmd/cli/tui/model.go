@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ollm/ollm/core/bus"
@@ -25,7 +24,7 @@ type entry struct {
 	text  string
 	md    *Markdown
 	tool  *card
-	cache string // rendered view, for finished entries
+	cache []string // rendered lines, for finished entries
 }
 
 // card is a tool call.
@@ -50,14 +49,14 @@ type Model struct {
 	cur     *entry // the assistant answer being streamed
 	think   *entry // the reasoning being streamed
 	input   textarea.Model
-	vp      viewport.Model
+	bodyH   int // rows for the conversation
+	scroll  int // rows scrolled up from the bottom
 	busy    bool
 	confirm []ConfirmRequested // queue; the first is shown
 	approve []Approval         // start-of-session approvals; the first is asked
 	status  Status
 	ctrlC   bool // a Ctrl-C while idle; a second one quits
 	quit    bool
-	follow  bool // keep the viewport at the bottom
 }
 
 // New returns the model for rt.
@@ -79,9 +78,7 @@ func New(rt Runtime, o Options) *Model {
 	ta.SetHeight(3)
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
 	ta.Focus()
-	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta, follow: true}
-	m.vp = viewport.New(o.Width, 10)
-	m.vp.KeyMap = viewport.KeyMap{} // scrolling keys are handled in Update
+	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta}
 	m.status = rt.Status()
 	m.resize(o.Width, o.Height)
 	return m
@@ -106,13 +103,12 @@ func (m *Model) listen() tea.Cmd {
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.input.SetWidth(w)
-	m.vp.Width = w
 	m.layout()
 	for i := range m.entries {
 		if m.entries[i].md != nil {
 			m.entries[i].md.SetWidth(w)
 		}
-		m.entries[i].cache = ""
+		m.entries[i].cache = nil
 	}
 }
 
@@ -125,7 +121,7 @@ func (m *Model) layout() {
 	if h < 1 {
 		h = 1
 	}
-	m.vp.Height = h
+	m.bodyH = h
 }
 
 // Update handles one message.
@@ -144,11 +140,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, cmd)
 	case tea.MouseMsg:
 		if msg.Button == tea.MouseButtonWheelUp {
-			m.vp.ScrollUp(3)
-			m.follow = false
+			m.scrollBy(3)
 		} else if msg.Button == tea.MouseButtonWheelDown {
-			m.vp.ScrollDown(3)
-			m.follow = m.vp.AtBottom()
+			m.scrollBy(-3)
 		}
 		return m, nil
 	case Event:
@@ -306,7 +300,7 @@ func (m *Model) card(id string) *card {
 func (m *Model) uncache(c *card) {
 	for i := len(m.entries) - 1; i >= 0; i-- {
 		if m.entries[i].tool == c {
-			m.entries[i].cache = ""
+			m.entries[i].cache = nil
 			return
 		}
 	}
@@ -363,12 +357,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 			return tea.Quit, true
 		}
 	case tea.KeyPgUp:
-		m.vp.HalfPageUp()
-		m.follow = false
+		m.scrollBy(m.bodyH / 2)
 		return nil, true
 	case tea.KeyPgDown:
-		m.vp.HalfPageDown()
-		m.follow = m.vp.AtBottom()
+		m.scrollBy(-m.bodyH / 2)
 		return nil, true
 	case tea.KeyEnter:
 		if k.Alt {
@@ -385,7 +377,7 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.follow = true
+	m.scroll = 0
 	c, err := ParseCommand(line)
 	if err != nil {
 		m.info("error", err.Error())
@@ -448,10 +440,10 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case k.String() == "n" || k.String() == "3" || k.Type == tea.KeyEsc:
 		a = bus.Deny
 	case k.Type == tea.KeyPgUp:
-		m.vp.HalfPageUp()
+		m.scrollBy(m.bodyH / 2)
 		return nil, true
 	case k.Type == tea.KeyPgDown:
-		m.vp.HalfPageDown()
+		m.scrollBy(-m.bodyH / 2)
 		return nil, true
 	default:
 		return nil, true // the dialog has the keyboard

@@ -30,32 +30,85 @@ var (
 // maxCardLines bounds the output shown in a tool card.
 const maxCardLines = 8
 
-// refresh re-lays out and fills the viewport after a change.
-func (m *Model) refresh() {
-	m.layout()
-	var b strings.Builder
-	for i, e := range m.entries {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(m.entryView(e))
+// refresh re-lays out after a change; drawing happens in View.
+func (m *Model) refresh() { m.layout() }
+
+// scrollBy moves the conversation n rows up (negative: down).
+func (m *Model) scrollBy(n int) {
+	m.scroll += n
+	if m.scroll < 0 {
+		m.scroll = 0
 	}
-	m.vp.SetContent(b.String())
-	if m.follow {
-		m.vp.GotoBottom()
+	if total := m.totalLines(); m.scroll > total-m.bodyH {
+		m.scroll = max(total-m.bodyH, 0)
 	}
 }
 
-func (m *Model) entryView(e *entry) string {
-	if e.cache != "" {
+func (m *Model) totalLines() int {
+	n := 0
+	for _, e := range m.entries {
+		n += len(m.entryLines(e))
+	}
+	return n
+}
+
+// body is the bodyH rows of the conversation ending scroll rows above the
+// bottom. It walks entries from the last one, so a long session costs only
+// what is on screen.
+func (m *Model) body() string {
+	need := m.bodyH + m.scroll
+	var chunks [][]string
+	have := 0
+	for i := len(m.entries) - 1; i >= 0 && have < need; i-- {
+		ls := m.entryLines(m.entries[i])
+		if have+len(ls) > need {
+			ls = ls[len(ls)-(need-have):]
+		}
+		chunks = append(chunks, ls)
+		have += len(ls)
+	}
+	rows := make([]string, 0, have)
+	for i := len(chunks) - 1; i >= 0; i-- {
+		rows = append(rows, chunks[i]...)
+	}
+	end := len(rows) - m.scroll
+	if end < 0 {
+		end = 0
+	}
+	start := max(end-m.bodyH, 0)
+	rows = rows[start:end]
+	for len(rows) < m.bodyH {
+		rows = append(rows, "")
+	}
+	return strings.Join(rows, "\n")
+}
+
+func (m *Model) entryLines(e *entry) []string {
+	if e.cache != nil {
 		return e.cache
 	}
+	if e.kind == "assistant" {
+		ls := e.md.Lines()
+		if e.md.final {
+			e.cache = ls
+		}
+		return ls
+	}
+	s, cacheable := m.entryView(e)
+	ls := strings.Split(s, "\n")
+	if cacheable {
+		e.cache = ls
+	}
+	return ls
+}
+
+func (m *Model) entryView(e *entry) (string, bool) {
 	w := m.width - 2
 	var s string
 	cacheable := true
 	switch e.kind {
 	case "user":
-		s = stUser.Render("> ") + wordwrap.String(e.text, w-2)
+		s = "\n" + stUser.Render("> ") + wordwrap.String(e.text, w-2)
 	case "assistant":
 		s = e.md.View()
 		cacheable = e.md.final
@@ -74,10 +127,7 @@ func (m *Model) entryView(e *entry) string {
 	default:
 		s = stDim.Render(wordwrap.String(e.text, w))
 	}
-	if cacheable {
-		e.cache = s
-	}
-	return s
+	return s, cacheable
 }
 
 func statusIcon(s ToolStatus) string {
@@ -331,7 +381,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(m.vp.View())
+	b.WriteString(m.body())
 	b.WriteByte('\n')
 	if d := m.dialog(); d != "" {
 		b.WriteString(d)
