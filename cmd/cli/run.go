@@ -343,6 +343,6 @@ func hookRoot(f *Factory, root *cobra.Command) {
 			}
 			hint += ` -p "PROMPT"`
 		}
-		return &FlagError{Err: fmt.Errorf("the interactive session (TUI) is not available in this build; run %s, or pipe the prompt on stdin", hint)}
+		return &FlagError{Err: fmt.Errorf("the interactive session needs a terminal (stdin and stdout); without one, run %s, or pipe the prompt on stdin", hint)}
 	}
 }
