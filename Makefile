@@ -3,7 +3,7 @@ GO        ?= go
 NPM_DIR   := .deps/npm
 NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
 
-.PHONY: all build test fmt-check vet unit deps bench install clean
+.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean
 
 all: build
 
@@ -15,7 +15,15 @@ install:
 
 # deps installs what the tests need outside Go: the MCP reference servers,
 # into a git-ignored folder. It is a no-op when they are already there.
-deps: $(NPM_DIR)/.installed
+deps: $(NPM_DIR)/.installed sys-deps
+
+# sys-deps installs the Debian packages tests drive for real: tmux (the TUI
+# test in a real terminal). It does nothing when they are present.
+sys-deps:
+	@command -v tmux >/dev/null 2>&1 || { \
+		echo "installing tmux (needed by the TUI terminal test)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq tmux; }
 
 $(NPM_DIR)/.installed:
 	mkdir -p $(NPM_DIR)
