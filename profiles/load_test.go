@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -180,5 +182,31 @@ func TestModeScopes(t *testing.T) {
 	}
 	if r.ModeScope != schema.ScopeUser || r.DefaultActionScope != schema.ScopeWorkspace {
 		t.Errorf("ModeScope %q DefaultActionScope %q", r.ModeScope, r.DefaultActionScope)
+	}
+}
+
+// Unreadable inputs are errors naming the file (a directory where a file
+// should be stands in for a permission error, which root does not get).
+func TestUnreadableInputs(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(e.ws.Profile(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(e.opts())
+	var pe *Error
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), e.ws.Profile()+": cannot read profile") {
+		t.Errorf("profile that is a directory: %v", err)
+	}
+	e2 := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e2.home.Extensions(), "odd", "manifest.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e2.write("home/extensions/fine/manifest.json", manifestJSON("fine", ""))
+	r, err := Load(e2.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Extensions) != 1 || !strings.Contains(problemsText(r.Problems), "error odd  cannot read manifest") {
+		t.Errorf("extensions %+v problems %s", r.Extensions, problemsText(r.Problems))
 	}
 }
