@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
@@ -171,6 +172,9 @@ func profileApplyRun(opts *ProfileApplyOptions) error {
 	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Locked: opts.Locked, DryRun: opts.DryRun, Update: opts.Update})
 	if err != nil {
 		return resolveError(err)
+	}
+	if lo, err := opts.Deps.Options(); err == nil {
+		res.Plan.Hooks = unapprovedHooks(res, lo.Home, lo.Workspace)
 	}
 	if opts.JSON {
 		return writeJSON(opts.Deps.IO.Out, res)
@@ -490,4 +494,31 @@ func profileRollbackRun(opts *ProfileRollbackOptions) error {
 	}
 	fmt.Fprintf(opts.Deps.IO.Out, "current generation: %d (was %d)\n", target, cur.Generation)
 	return nil
+}
+
+// unapprovedHooks keeps the plan's hooks that would not run today: a hook
+// already approved at the hash it now has is not listed again.
+func unapprovedHooks(res *resolver.Result, home store.Home, ws store.Workspace) []resolver.PlanHook {
+	if res.Resolved == nil || len(res.Plan.Hooks) == 0 {
+		return res.Plan.Hooks
+	}
+	reg, _ := hooks.FromResolved(res.Resolved, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(res.Resolved)})
+	rows, err := (&hookSet{r: res.Resolved, reg: reg, home: home, ws: ws}).rows()
+	if err != nil {
+		return res.Plan.Hooks
+	}
+	key := func(ext string, ev hooks.Event, name string) string { return ext + "\x00" + string(ev) + "\x00" + name }
+	runs := map[string]bool{}
+	for _, r := range rows {
+		if r.Trust.Runs() {
+			runs[key(r.Extension, r.Event, r.Name)] = true
+		}
+	}
+	var out []resolver.PlanHook
+	for _, h := range res.Plan.Hooks {
+		if ev, err := hooks.ParseEvent(h.Event); err != nil || !runs[key(h.Extension, ev, h.Hook)] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
