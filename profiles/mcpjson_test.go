@@ -1,4 +1,4 @@
-package mcp
+package profiles
 
 import (
 	"reflect"
@@ -30,19 +30,15 @@ func TestParseMCPJSON(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
-	specs := WorkspaceSpecs(got)
-	if len(specs) != 5 || specs[0].Name != "explicit" || !specs[0].NeedsApproval() {
-		t.Errorf("specs %+v", specs)
-	}
 }
 
 func TestParseMCPJSONErrors(t *testing.T) {
 	tests := map[string]string{
 		`[1]`: `.mcp.json: json: cannot unmarshal`,
-		`{"mcpServers": {"x": {"type": "ws", "url": "ws://a"}}}`: `mcpServers.x: type "ws"`,
-		`{"mcpServers": {"x": {"type": "stdio"}}}`:               `mcpServers.x: a stdio server needs a command`,
-		`{"mcpServers": {"x": {"type": "sse"}}}`:                 `mcpServers.x: an sse server needs a url`,
-		`{"mcpServers": {"x": {}}}`:                              `mcpServers.x: a stdio server needs a command`,
+		`{"mcpServers": {"x": {"type": "ws", "url": "ws://a"}}}`: `server "x": unknown type "ws"`,
+		`{"mcpServers": {"x": {"type": "stdio"}}}`:               `server "x": command is required for a stdio server`,
+		`{"mcpServers": {"x": {"type": "sse"}}}`:                 `server "x": url is required for a sse server`,
+		`{"mcpServers": {"x": {}}}`:                              `server "x": command is required for a stdio server`,
 	}
 	for in, want := range tests {
 		_, err := ParseMCPJSON(".mcp.json", []byte(in))
