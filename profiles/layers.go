@@ -89,6 +89,19 @@ func extractLists(layers []*layer) collected {
 // returns those values. Fields with other values stay where they are.
 func takeFields(decls *[]ast.Decl, path []string) []ast.Expr {
 	var out []ast.Expr
+	for _, f := range removeFields(decls, path, func(f *ast.Field) bool {
+		_, isList := f.Value.(*ast.ListLit)
+		return isList
+	}) {
+		out = append(out, f.Value)
+	}
+	return out
+}
+
+// removeFields removes the fields at path for which take reports true and
+// returns them; intermediate structs stay.
+func removeFields(decls *[]ast.Decl, path []string, take func(*ast.Field) bool) []*ast.Field {
+	var out []*ast.Field
 	kept := (*decls)[:0:0]
 	for _, d := range *decls {
 		f, ok := d.(*ast.Field)
@@ -97,15 +110,12 @@ func takeFields(decls *[]ast.Decl, path []string) []ast.Expr {
 			continue
 		}
 		if len(path) == 1 {
-			if _, isList := f.Value.(*ast.ListLit); isList {
-				out = append(out, f.Value)
+			if take(f) {
+				out = append(out, f)
 				continue
 			}
-			kept = append(kept, d)
-			continue
-		}
-		if s, ok := f.Value.(*ast.StructLit); ok {
-			out = append(out, takeFields(&s.Elts, path[1:])...)
+		} else if s, ok := f.Value.(*ast.StructLit); ok {
+			out = append(out, removeFields(&s.Elts, path[1:], take)...)
 		}
 		kept = append(kept, d)
 	}
@@ -136,23 +146,9 @@ func findFields(decls []ast.Decl, path []string) []*ast.Field {
 // dropField removes every field at path and returns their positions.
 func dropField(decls *[]ast.Decl, path []string) []token.Pos {
 	var out []token.Pos
-	kept := (*decls)[:0:0]
-	for _, d := range *decls {
-		f, ok := d.(*ast.Field)
-		if !ok || labelName(f.Label) != path[0] {
-			kept = append(kept, d)
-			continue
-		}
-		if len(path) == 1 {
-			out = append(out, f.Pos())
-			continue
-		}
-		if s, ok := f.Value.(*ast.StructLit); ok {
-			out = append(out, dropField(&s.Elts, path[1:])...)
-		}
-		kept = append(kept, d)
+	for _, f := range removeFields(decls, path, func(*ast.Field) bool { return true }) {
+		out = append(out, f.Pos())
 	}
-	*decls = kept
 	return out
 }
 
