@@ -2,13 +2,19 @@ package hooks
 
 import "sync"
 
-// Registry keeps hooks in insertion order. It is safe for concurrent use.
+// Registry keeps hooks in execution order: by source rank (builtin, user,
+// user extensions, workspace, workspace extensions, --ext extensions, as
+// design.md orders them), then in insertion order within one rank. So an
+// extension enabled after the profile's hooks were registered still runs
+// before the workspace profile's hooks when it is a user extension. It is
+// safe for concurrent use.
 type Registry struct {
 	mu    sync.RWMutex
 	hooks []*Hook
 }
 
-// NewRegistry returns a registry holding hooks in the given order.
+// NewRegistry returns a registry holding hooks in the given order (within
+// each source rank).
 func NewRegistry(hooks ...*Hook) *Registry {
 	r := &Registry{}
 	for _, h := range hooks {
@@ -17,9 +23,16 @@ func NewRegistry(hooks ...*Hook) *Registry {
 	return r
 }
 
-// Register appends h. A hook with the same extension, event and name is
-// replaced: the latest registration wins and moves to the end. It reports
-// whether a hook was replaced, so the caller can warn.
+// Rank is a hook's place in the execution order of design.md: builtin 0,
+// user profile 1, user (and directory, store) extensions 2, workspace
+// profile 3, workspace extensions 4, --ext extensions 5. A hook without a
+// scope ranks with the user extensions.
+func Rank(h *Hook) int { return rank(h.Scope, h.Extension != "") }
+
+// Register adds h after every hook of its rank or a lower one. A hook with
+// the same extension, event and name is replaced: the latest registration
+// wins and moves to the end of its rank. It reports whether a hook was
+// replaced, so the caller can warn.
 func (r *Registry) Register(h *Hook) (replaced bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -30,7 +43,13 @@ func (r *Registry) Register(h *Hook) (replaced bool) {
 			break
 		}
 	}
-	r.hooks = append(r.hooks, h)
+	at := len(r.hooks)
+	for at > 0 && Rank(r.hooks[at-1]) > Rank(h) {
+		at--
+	}
+	r.hooks = append(r.hooks, nil)
+	copy(r.hooks[at+1:], r.hooks[at:])
+	r.hooks[at] = h
 	return replaced
 }
 
@@ -59,7 +78,7 @@ func (r *Registry) removeIf(drop func(*Hook) bool) int {
 	return n
 }
 
-// ForEvent returns the hooks registered for e, in registration order.
+// ForEvent returns the hooks registered for e, in execution order.
 func (r *Registry) ForEvent(e Event) []*Hook {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -72,7 +91,7 @@ func (r *Registry) ForEvent(e Event) []*Hook {
 	return out
 }
 
-// All returns every hook in registration order.
+// All returns every hook in execution order.
 func (r *Registry) All() []*Hook {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
