@@ -120,6 +120,8 @@ type Session struct {
 	pol    *policy.Policy
 	used   int
 	window int
+	// windowAsked is set once ModelInfo was asked for the current model.
+	windowAsked bool
 	// pendingSys holds system messages that arrived between an assistant
 	// message with tool calls and its results.
 	pendingSys []llm.Message
@@ -197,6 +199,69 @@ func (s *Session) SetPolicy(p *policy.Policy) {
 	s.mu.Unlock()
 }
 
+// Model returns the model requests go to.
+func (s *Session) Model() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.Model
+}
+
+// SetModel switches the model for the rest of the session (/model, or a
+// reloaded profile). p nil keeps the provider. window is the new model's
+// context window; 0 asks the provider's ModelInfo before the next request.
+// It must not be called while a prompt runs.
+func (s *Session) SetModel(p llm.Provider, model string, window int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p != nil {
+		s.cfg.Provider = p
+	}
+	s.cfg.Model, s.window, s.windowAsked = model, window, false
+}
+
+// Reset starts the conversation over (/clear): the history goes, the
+// system prompt (Config.System) stays and the tracked context use is zero.
+// The transcript records the reset, so resuming starts from it too; this
+// session's "always" answers stay. It must not be called while a prompt
+// runs.
+func (s *Session) Reset() error {
+	var msgs []llm.Message
+	if s.cfg.System != "" {
+		msgs = []llm.Message{{Role: llm.RoleSystem, Content: s.cfg.System}}
+	}
+	s.mu.Lock()
+	s.msgs, s.used, s.pendingSys = msgs, 0, nil
+	cu := ContextUse{Window: s.window}
+	s.mu.Unlock()
+	if s.cfg.Transcript != nil {
+		if err := s.cfg.Transcript.Replace(msgs); err != nil {
+			return fmt.Errorf("recording the reset in %s: %w", s.cfg.Transcript.Path(), err)
+		}
+	}
+	s.publish(Event{Type: EvReset, Context: &cu})
+	return nil
+}
+
+// ensureWindow asks the provider for the model's context window once per
+// model when none is configured.
+func (s *Session) ensureWindow(ctx context.Context) {
+	s.mu.Lock()
+	ask := s.window == 0 && !s.windowAsked
+	s.windowAsked = true
+	p, model := s.cfg.Provider, s.cfg.Model
+	s.mu.Unlock()
+	if !ask {
+		return
+	}
+	if info, err := p.ModelInfo(ctx, model); err == nil {
+		s.mu.Lock()
+		if s.cfg.Model == model {
+			s.window = info.ContextWindow
+		}
+		s.mu.Unlock()
+	}
+}
+
 // Start emits session_start. A blocking hook refuses the session: the
 // error is a *BlockedError and the session must not be used.
 func (s *Session) Start(ctx context.Context) error {
@@ -204,16 +269,12 @@ func (s *Session) Start(ctx context.Context) error {
 		return nil
 	}
 	s.started = true
-	if s.window == 0 {
-		if info, err := s.cfg.Provider.ModelInfo(ctx, s.cfg.Model); err == nil {
-			s.window = info.ContextWindow
-		}
-	}
+	s.ensureWindow(ctx)
 	path := ""
 	if s.cfg.Transcript != nil {
 		path = s.cfg.Transcript.Path()
 	}
-	s.publish(Event{Type: EvSessionStart, Text: path, Context: &ContextUse{Window: s.window}})
+	s.publish(Event{Type: EvSessionStart, Text: path, Context: &ContextUse{Window: s.Context().Window}})
 	out, blocked := s.hook(ctx, hooks.SessionStart, func() map[string]any { return map[string]any{} })
 	if blocked != nil {
 		return blocked
@@ -304,6 +365,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 
 // turn makes one model request and returns the tool calls it asked for.
 func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, error) {
+	s.ensureWindow(ctx)
 	if err := s.maybeCompact(ctx); err != nil {
 		return nil, err
 	}

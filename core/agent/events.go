@@ -30,6 +30,7 @@ const (
 	EvFileChange    EventType = "file_change"    // a tool wrote Tool.Files
 	EvContext       EventType = "context"        // Context holds the tracked use after a reply
 	EvCompacted     EventType = "compacted"      // the conversation was compacted; Context holds the new use
+	EvReset         EventType = "reset"          // the conversation was started over (/clear); Context holds the use
 	EvBlocked       EventType = "blocked"        // a hook or the policy stopped an operation; Block says which and why
 	EvError         EventType = "error"          // Error says what failed
 	EvTurnEnd       EventType = "turn_end"       // one prompt finished; Text is the final displayed answer
