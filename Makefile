@@ -3,7 +3,7 @@ GO        ?= go
 NPM_DIR   := .deps/npm
 NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
 
-.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean
+.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report
 
 all: build
 
@@ -47,6 +47,16 @@ test: fmt-check vet unit
 # docs/notes/<area>.md with the machine they ran on.
 bench: deps
 	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-report runs every benchmark target the issues set, each next to its
+# reference in the same run (bare exec, ripgrep, raw JSON-RPC, cold apply),
+# and writes docs/performance.md with the machine. A few minutes, CPU-heavy.
+bench-report: deps
+	@command -v rg >/dev/null 2>&1 || { \
+		echo "installing ripgrep (the grep and glob reference)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep; }
+	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) run ./internal/benchreport -o docs/performance.md
 
 clean:
 	rm -rf bin .deps

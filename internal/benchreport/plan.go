@@ -1,0 +1,134 @@
+package main
+
+// run is one benchmark invocation: a package's test binary with a
+// -test.bench pattern, a -test.benchtime and a -test.count small enough
+// that the whole report takes a few minutes on two cores.
+type run struct {
+	Pkg       string // relative to the repository root
+	Bench     string // -test.bench pattern
+	Benchtime string
+	Count     int
+}
+
+// runs is every benchmark the report needs. A target and its reference
+// are always in the same invocation (or the same package, back to back),
+// so they see the same machine load.
+var runs = []run{
+	{"./core/hooks", "^(BenchmarkRunnerOverhead|BenchmarkRunnerOverheadPaired|BenchmarkPersistentRoundTrip)$", "200x", 3},
+	{"./core/hooks", "^BenchmarkTenHooks$", "30x", 3},
+	{"./tools", "^(BenchmarkGrepGOROOT|BenchmarkGlobGOROOT)$", "10x", 3},
+	{"./core/mcp", "^(BenchmarkCallClient|BenchmarkCallRaw)$", "2000x", 3},
+	{"./core/mcp", "^(BenchmarkConnectTenParallel|BenchmarkConnectTenSequential)$", "3x", 1},
+	{"./resolver", "^BenchmarkApply20Cold$", "3x", 2},
+	{"./resolver", "^(BenchmarkApply20Warm)$", "20x", 3},
+	{"./resolver", "^(BenchmarkLoadCurrent|BenchmarkLoadCached)$", "200x", 3},
+	{"./profiles", "^BenchmarkResolve50$", "20x", 3},
+	{"./profiles", "^BenchmarkResolve50Cached$", "100x", 3},
+	{"./core/policy", "^(BenchmarkDecidePlainTool|BenchmarkDecideCompoundShell|BenchmarkDecideWrappedShell)$", "20000x", 3},
+	{"./core/agent", "^BenchmarkTurnOverhead$", "100x", 2},
+	{"./cmd/cli/tui", "^BenchmarkStream10kTokens$", "2x", 2},
+}
+
+// sel names one figure: a benchmark (without the -GOMAXPROCS suffix) and
+// the unit of the metric.
+type sel struct {
+	Bench string
+	Unit  string
+}
+
+// Check kinds: how a row passes.
+const (
+	checkMax   = "max"   // measured <= Limit (ns)
+	checkRatio = "ratio" // measured / reference <= Limit
+	checkNone  = "none"  // no target was set: recorded only
+)
+
+// row is one line of the report's table.
+type row struct {
+	Area      string
+	What      string
+	Measured  sel
+	Reference *sel
+	RefLabel  string // what the reference is
+	Check     string
+	Limit     float64 // ns for checkMax, a factor for checkRatio
+	Target    string  // as the issue states it
+}
+
+const (
+	us = 1e3
+	ms = 1e6
+)
+
+// rows are the targets the issues set (issue number in Target), in the
+// order of the report.
+var rows = []row{
+	{Area: "core/hooks", What: "hook runner overhead over a bare `exec.Command` of the same script (median of the per-iteration difference)",
+		Measured: sel{"BenchmarkRunnerOverheadPaired", "median-overhead-µs"}, Reference: &sel{"BenchmarkRunnerOverhead/bare-exec", "median-µs"},
+		RefLabel: "bare `exec.Command`, median", Check: checkMax, Limit: 1 * ms, Target: "<= 1 ms (#3)"},
+	{Area: "core/hooks", What: "one hook through `Engine.Emit` (process per event), median",
+		Measured: sel{"BenchmarkRunnerOverhead/emit", "median-µs"}, Reference: &sel{"BenchmarkRunnerOverhead/bare-exec", "median-µs"},
+		RefLabel: "bare `exec.Command`, median", Check: checkNone, Target: "-"},
+	{Area: "core/hooks", What: "persistent hook round trip through `Engine.Emit` (python3 NDJSON loop), median",
+		Measured: sel{"BenchmarkPersistentRoundTrip", "median-µs"}, Reference: &sel{"BenchmarkRunnerOverhead/emit", "median-µs"},
+		RefLabel: "the same event to a process hook", Check: checkMax, Limit: 100 * us, Target: "<= 100 µs (#3)"},
+	{Area: "core/hooks", What: "ten persistent hooks on one event, median",
+		Measured: sel{"BenchmarkTenHooks/persistent", "median-µs"}, Reference: &sel{"BenchmarkTenHooks/process-each", "median-µs"},
+		RefLabel: "ten process hooks", Check: checkNone, Target: "recorded (#3)"},
+	{Area: "tools", What: "grep `errors\\.New\\(` over `$GOROOT/src`",
+		Measured: sel{"BenchmarkGrepGOROOT/literal/ollm", "ns/op"}, Reference: &sel{"BenchmarkGrepGOROOT/literal/rg", "ns/op"},
+		RefLabel: "ripgrep", Check: checkRatio, Limit: 2, Target: "<= 2x ripgrep (#6)"},
+	{Area: "tools", What: "grep `func \\(\\w+ \\*\\w+\\) Close\\(\\)` over `$GOROOT/src`",
+		Measured: sel{"BenchmarkGrepGOROOT/regex/ollm", "ns/op"}, Reference: &sel{"BenchmarkGrepGOROOT/regex/rg", "ns/op"},
+		RefLabel: "ripgrep", Check: checkRatio, Limit: 2, Target: "<= 2x ripgrep (#6)"},
+	{Area: "tools", What: "grep -i `deprecated:` over `$GOROOT/src`",
+		Measured: sel{"BenchmarkGrepGOROOT/nocase/ollm", "ns/op"}, Reference: &sel{"BenchmarkGrepGOROOT/nocase/rg", "ns/op"},
+		RefLabel: "ripgrep -i", Check: checkRatio, Limit: 2, Target: "<= 2x ripgrep (#6)"},
+	{Area: "tools", What: "glob `**/*_test.go` over `$GOROOT/src`",
+		Measured: sel{"BenchmarkGlobGOROOT/ollm", "ns/op"}, Reference: &sel{"BenchmarkGlobGOROOT/rg", "ns/op"},
+		RefLabel: "ripgrep --files -g", Check: checkRatio, Limit: 2, Target: "<= 2x ripgrep (#6)"},
+	{Area: "core/mcp", What: "tools/call round trip through the client (Manager, line filter, mcp-go) to a Go stdio server",
+		Measured: sel{"BenchmarkCallClient", "ns/op"}, Reference: &sel{"BenchmarkCallRaw", "ns/op"},
+		RefLabel: "raw JSON-RPC line over the same kind of pipe", Check: checkNone, Target: "recorded (#5)"},
+	{Area: "core/mcp", What: "connect ten stdio server-everything processes in parallel",
+		Measured: sel{"BenchmarkConnectTenParallel", "ns/op"}, Reference: &sel{"BenchmarkConnectTenSequential", "ns/op"},
+		RefLabel: "the same ten one after another", Check: checkNone, Target: "recorded (#5)"},
+	{Area: "resolver", What: "apply 20 locked git extensions, warm (nothing to fetch)",
+		Measured: sel{"BenchmarkApply20Warm", "ns/op"}, Reference: &sel{"BenchmarkApply20Cold", "ns/op"},
+		RefLabel: "cold apply (fetch everything into an empty home)", Check: checkMax, Limit: 100 * ms, Target: "< 100 ms (#7)"},
+	{Area: "resolver", What: "load the current generation at session start (20 extensions)",
+		Measured: sel{"BenchmarkLoadCurrent", "ns/op"}, Reference: &sel{"BenchmarkLoadCached", "ns/op"},
+		RefLabel: "`profiles.Load` with a warm resolution cache", Check: checkMax, Limit: 5 * ms, Target: "< 5 ms (#7)"},
+	{Area: "profiles", What: "resolve a profile with 50 extensions (3 hooks, 2 MCP servers, 3 settings each) through CUE",
+		Measured: sel{"BenchmarkResolve50", "ns/op"}, Reference: &sel{"BenchmarkResolve50Cached", "ns/op"},
+		RefLabel: "the same from the resolution cache", Check: checkMax, Limit: 100 * ms, Target: "< 100 ms (#2)"},
+	{Area: "core/policy", What: "policy decision, plain tool, 20 rules (wall time)",
+		Measured: sel{"BenchmarkDecidePlainTool", "ns/op"}, Reference: &sel{"BenchmarkDecidePlainTool", "cpu-ns/op"},
+		RefLabel: "CPU time per decision", Check: checkMax, Limit: 50 * us, Target: "< 50 µs (#6)"},
+	{Area: "core/policy", What: "policy decision, 9-part shell command (pipes, &&, ;, redirection, substitution)",
+		Measured: sel{"BenchmarkDecideCompoundShell", "ns/op"}, Reference: &sel{"BenchmarkDecideCompoundShell", "cpu-ns/op"},
+		RefLabel: "CPU time per decision", Check: checkMax, Limit: 50 * us, Target: "< 50 µs (#6)"},
+	{Area: "core/policy", What: "policy decision, wrapped shell (find -exec, xargs, sudo, env, bash -c)",
+		Measured: sel{"BenchmarkDecideWrappedShell", "ns/op"}, Reference: &sel{"BenchmarkDecideWrappedShell", "cpu-ns/op"},
+		RefLabel: "CPU time per decision", Check: checkMax, Limit: 50 * us, Target: "< 50 µs (#6)"},
+	{Area: "core/agent", What: "agent loop overhead per turn, five persistent hooks and five MCP servers (median)",
+		Measured: sel{"BenchmarkTurnOverhead/persistent-hooks", "overhead-ms/turn"}, Reference: &sel{"BenchmarkTurnOverhead/no-hooks", "overhead-ms/turn"},
+		RefLabel: "the same loop without hooks", Check: checkMax, Limit: 5 * ms, Target: "< 5 ms (#8)"},
+	{Area: "core/agent", What: "agent loop overhead per turn, five process hooks (one process per event) and five MCP servers (median)",
+		Measured: sel{"BenchmarkTurnOverhead/process-hooks", "overhead-ms/turn"}, Reference: &sel{"BenchmarkTurnOverhead/no-hooks", "overhead-ms/turn"},
+		RefLabel: "the same loop without hooks", Check: checkMax, Limit: 5 * ms, Target: "< 5 ms (#8)"},
+	{Area: "cmd/cli/tui", What: "TUI: render one streamed token of a 10,000-token markdown answer (Update + View at 120x40)",
+		Measured: sel{"BenchmarkStream10kTokens", "ns/delta"}, Check: checkMax, Limit: 5 * ms,
+		RefLabel: "-", Target: "keeps up with the stream: < 5 ms per token, i.e. 200 tokens/s (#8)"},
+}
+
+// unitNS converts a metric's unit to nanoseconds.
+var unitNS = map[string]float64{
+	"ns/op":                1,
+	"cpu-ns/op":            1,
+	"ns/delta":             1,
+	"median-µs":            us,
+	"median-overhead-µs":   us,
+	"overhead-ms/turn":     ms,
+	"p90-overhead-ms/turn": ms,
+}
