@@ -1,0 +1,3 @@
+module example.com/ollm-examples/notes-server
+
+go 1.22
