@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -119,8 +121,9 @@ func (c *conn) stdioTransport() (transport.Interface, error) {
 	}
 	c.proc = p
 	pr, pw := io.Pipe()
+	filtered := make(chan error, 1)
 	go func() {
-		err := filterLines(p.stdout, pw, c.opts.maxMessage(), lineHooks{
+		filtered <- filterLines(p.stdout, pw, c.opts.maxMessage(), lineHooks{
 			stray: func(line []byte) {
 				c.log.Warn("stdout line that is not JSON-RPC skipped", "line", string(head(line, 500)))
 			},
@@ -128,19 +131,65 @@ func (c *conn) stdioTransport() (transport.Interface, error) {
 				c.log.Warn("message over the size limit replaced", "bytes", info.Bytes, "limit", c.opts.maxMessage())
 			},
 		})
-		if err != nil {
-			c.log.Error("closing the connection", "err", err)
-			c.markLost(err)
-		}
-		pw.CloseWithError(err)
 	}()
-	go func() {
-		<-p.done
-		c.markLost(fmt.Errorf("process %s", p.exitDescription()))
-	}()
+	go c.watch(p, pw, filtered)
 	tr := transport.NewIO(pr, p.stdin, nil)
 	transport.WithCommandLogger(c.log)(tr) // mcp-go's own messages go to the server log too
 	return tr, nil
+}
+
+// Grace periods of watch: how long a process that closed its stdout has to
+// exit, and how long an exited process's output has to drain (a child it
+// left behind may hold the pipe open).
+const (
+	exitAfterEOF = 5 * time.Second
+	drainAfter   = 2 * time.Second
+)
+
+// watch waits for the end of a stdio server, from either side (stdout
+// ends, the process exits) and records why before closing the stream
+// mcp-go reads. That order is the point: a request failing with "transport
+// closed" always finds the exit status already recorded, never a race
+// between the two.
+func (c *conn) watch(p *process, pw *io.PipeWriter, filtered <-chan error) {
+	var ferr error
+	select {
+	case ferr = <-filtered:
+		if ferr == nil || !isMalformed(ferr) {
+			p.waitFor(exitAfterEOF)
+		}
+	case <-p.done:
+		select {
+		case ferr = <-filtered:
+		case <-time.After(drainAfter):
+		}
+	}
+	if ferr != nil && !errors.Is(ferr, os.ErrClosed) {
+		c.log.Error("closing the connection", "err", ferr)
+	}
+	c.markLost(stdioLostCause(ferr, p))
+	pw.CloseWithError(ferr)
+}
+
+func isMalformed(err error) bool {
+	var m *errMalformed
+	return errors.As(err, &m)
+}
+
+// stdioLostCause says why a stdio connection ended: malformed output,
+// else the process's exit, else the stdout read error, else that the
+// server closed its stdout while still running.
+func stdioLostCause(ferr error, p *process) error {
+	switch {
+	case isMalformed(ferr):
+		return ferr
+	case p.exited():
+		return fmt.Errorf("process %s", p.exitDescription())
+	case ferr != nil:
+		return fmt.Errorf("reading its stdout: %w", ferr)
+	default:
+		return errors.New("server closed its stdout but kept running")
+	}
 }
 
 func (c *conn) clientOptions() []client.ClientOption {
@@ -295,17 +344,25 @@ func (c *conn) lostReason() error {
 	}
 }
 
-// causeOf returns why the connection was lost when err says the transport
-// closed. The process exit or protocol error behind it is reported a moment
-// after the transport notices, so wait briefly for it.
+// causeOf returns why the connection was lost when err says the
+// transport is gone. For stdio, watch records the reason before it closes
+// the stream mcp-go reads, so "transport closed" finds it at once; a write
+// that failed because the process is gone (broken pipe) can come first,
+// so wait for the reason then (bounded: watch's own graces).
 func (c *conn) causeOf(err error) error {
-	if errors.Is(err, transport.ErrTransportClosed) {
+	if transportGone(err) {
 		select {
 		case <-c.lost:
-		case <-time.After(3 * time.Second):
+		case <-time.After(exitAfterEOF + drainAfter):
 		}
 	}
 	return c.lostReason()
+}
+
+// transportGone reports whether err means the other end went away.
+func transportGone(err error) bool {
+	return errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // close shuts the connection down; for stdio it stops the process.

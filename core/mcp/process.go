@@ -20,9 +20,13 @@ const (
 // process is a running stdio server: its own process group, so that a
 // wrapper (npx, sh) and everything it starts are stopped together.
 type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// stdout is the read end of our own pipe, not cmd.StdoutPipe: Wait
+	// closes the latter as soon as the process exits, which can cut off
+	// output still in the pipe and race the exit status (see watch in
+	// conn.go). Ours stays open until everything written has been read.
+	stdout *os.File
 	done   chan struct{} // closed when the process has exited
 	err    error         // the exit status, set before done closes
 }
@@ -35,15 +39,20 @@ func startProcess(command string, args, env []string, dir string, stderr io.Writ
 	cmd.Dir = dir
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		_, _ = stdout.Close(), w.Close()
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	cmd.Stdout = w
+	err = cmd.Start()
+	_ = w.Close() // the child holds its copy; EOF comes when it (and its children) close it
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
+		_ = stdout.Close()
 		return nil, startError(command, err)
 	}
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
@@ -108,6 +117,7 @@ func (p *process) stop() {
 		}
 	}
 	p.signalGroup(syscall.SIGKILL) // stragglers in the group, if any
+	_ = p.stdout.Close()           // a process outside the group may still hold the pipe
 }
 
 func (p *process) waitFor(d time.Duration) bool {
