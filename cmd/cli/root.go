@@ -90,4 +90,5 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdMCP,
 	newCmdRun,
 	newCmdPolicy,
+	newCmdDoctor,
 }
