@@ -94,14 +94,30 @@ func (c *conn) transport() (transport.Interface, error) {
 	case TransportSSE:
 		return transport.NewSSE(c.cfg.URL,
 			transport.WithHeaders(c.cfg.Headers),
-			transport.WithHTTPClient(c.opts.httpClient()))
+			transport.WithHTTPClient(c.httpClient()))
 	case TransportHTTP:
 		return transport.NewStreamableHTTP(c.cfg.URL,
 			transport.WithHTTPHeaders(c.cfg.Headers),
-			transport.WithHTTPBasicClient(c.opts.httpClient()))
+			transport.WithHTTPBasicClient(c.httpClient()))
 	default:
 		return nil, fmt.Errorf("unknown transport %q; use stdio, sse or http", c.spec.Config.Transport)
 	}
+}
+
+// httpClient is Options.HTTPClient with the message size cap on its
+// responses.
+func (c *conn) httpClient() *http.Client {
+	cl := *c.opts.httpClient()
+	base := cl.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cl.Transport = &capTransport{base: base, limit: c.opts.maxMessage(), hooks: lineHooks{
+		oversized: func(info oversized) {
+			c.log.Warn("message over the size limit replaced", "bytes", info.Bytes, "limit", c.opts.maxMessage())
+		},
+	}}
+	return &cl
 }
 
 // stdioTransport starts the server process and puts the line filter

@@ -131,15 +131,22 @@ func emitOversized(w io.Writer, info oversized, hooks lineHooks) error {
 	if hooks.oversized != nil {
 		hooks.oversized(info)
 	}
-	if info.Method || len(info.ID) == 0 {
-		return nil
-	}
-	msg, err := json.Marshal(oversizedResponse(info))
-	if err != nil {
+	msg, ok, err := replacement(info)
+	if !ok || err != nil {
 		return err
 	}
 	_, err = w.Write(append(msg, '\n'))
 	return err
+}
+
+// replacement is the short message that stands for an oversized one; ok is
+// false for requests and notifications, which are dropped.
+func replacement(info oversized) (msg []byte, ok bool, err error) {
+	if info.Method || len(info.ID) == 0 {
+		return nil, false, nil
+	}
+	msg, err = json.Marshal(oversizedResponse(info))
+	return msg, err == nil, err
 }
 
 func oversizedResponse(info oversized) map[string]any {
