@@ -194,6 +194,12 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 		out = e.runOnce(ctx, h, ev, input)
 	}
 	v := Interpret(h.Dialect(), ev, out)
+	if h.Dialect() == DialectClaude && ev == BeforeTool {
+		if args, ok := v.Data["args"].(map[string]any); ok {
+			tool, _ := data["tool_name"].(string)
+			v.Data["args"] = claudeArgs(tool, args, false) // updatedInput uses Claude's keys
+		}
+	}
 	res.Duration, res.ExitCode, res.Truncated = time.Since(start), out.ExitCode, out.Truncated
 	res.Failure, res.Error, res.Message = v.Failure, v.Detail, v.SystemMessage
 	if v.Failure != "" {

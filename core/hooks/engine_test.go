@@ -363,3 +363,32 @@ func TestAsyncObserversDoNotHoldTheEvent(t *testing.T) {
 		t.Fatalf("observer: file %q, results %+v", data, got)
 	}
 }
+
+// Claude hooks see ollm's built-in tools under Claude's names and argument
+// keys, may match on either name, and their updatedInput comes back in
+// ollm's keys.
+func TestClaudeToolNamesMapped(t *testing.T) {
+	guard := userHook(t, "guard", BeforeTool, "claude_guard.sh")
+	guard.Def.Dialect, guard.Def.Matcher = DialectClaude, "Bash"
+	e := newEngine(t, Options{}, guard)
+	out := emit(t, e, BeforeTool, map[string]any{"tool_name": "shell", "args": map[string]any{"command": "rm -rf /"}})
+	if !out.Blocked || !strings.HasPrefix(out.Reason, "Blocked: rm -rf") {
+		t.Fatalf("a Bash matcher did not catch the shell tool: %+v", out)
+	}
+	if out = emit(t, e, BeforeTool, map[string]any{"tool_name": "read_file", "args": map[string]any{"path": "a"}}); len(out.Results) != 0 {
+		t.Fatalf("the Bash matcher ran on read_file: %+v", out)
+	}
+
+	x := userHook(t, "cj", BeforeTool, "claude_json.py")
+	x.Def.Dialect = DialectClaude
+	e = newEngine(t, Options{}, x)
+	out = emit(t, e, BeforeTool, map[string]any{"tool_name": "write_file", "args": map[string]any{"path": "/p/.env", "content": "k"}})
+	if !out.Blocked || out.Reason != "no .env edits" {
+		t.Errorf("write_file path did not arrive as file_path: %+v", out)
+	}
+	out = emit(t, e, BeforeTool, map[string]any{"tool_name": "edit_file", "args": map[string]any{"path": "main.go"}})
+	args, _ := out.Data["args"].(map[string]any)
+	if args["path"] != "main.go" || args["file_path"] != nil || args["command"] != "timeout 10 " {
+		t.Errorf("updatedInput not mapped back to ollm's keys: %#v", args)
+	}
+}

@@ -89,8 +89,14 @@ func claudeInput(e Event, data map[string]any, s Session) map[string]any {
 		"transcript_path": str(data["transcript_path"]),
 		"permission_mode": "default",
 	}
-	copyAs(m, data, "tool_name", "tool_name")
-	copyAs(m, data, "args", "tool_input")
+	if tool, ok := data["tool_name"].(string); ok {
+		m["tool_name"] = ClaudeToolName(tool)
+		if args, ok := data["args"].(map[string]any); ok {
+			m["tool_input"] = claudeArgs(tool, args, true)
+		} else {
+			copyAs(m, data, "args", "tool_input")
+		}
+	}
 	copyAs(m, data, "result", "tool_response")
 	copyAs(m, data, "prompt", "prompt")
 	copyAs(m, data, "source", "source")

@@ -63,7 +63,8 @@ func Plan(reg *Registry, e Event, data map[string]any) []*Hook {
 	subject, has := matchSubject(e, data)
 	out := all[:0:0]
 	for _, h := range all {
-		if h.Def.Matcher == "" || !has || Matches(h.Def.Matcher, subject) {
+		if h.Def.Matcher == "" || !has || Matches(h.Def.Matcher, subject) ||
+			(h.Dialect() == DialectClaude && Matches(h.Def.Matcher, ClaudeToolName(subject))) {
 			out = append(out, h)
 		}
 	}
