@@ -144,7 +144,8 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	} else {
 		id = agent.NewID(o.F.Now())
 	}
-	rt, err := o.F.NewRuntime(ctx, RuntimeOptions{SessionID: id, Mode: o.Mode})
+	rt, err := o.F.NewRuntime(ctx, RuntimeOptions{SessionID: id, Mode: o.Mode,
+		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) }})
 	if err != nil {
 		if tr != nil {
 			tr.Close()
@@ -320,29 +321,50 @@ func joinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(out, sep)
 }
 
-// hookRoot makes the root command accept --resume [id] (the TUI's way in)
-// and, while there is no TUI, say how to run ollm instead.
+// hookRoot makes the root command accept --resume [ID] (the TUI's way in)
+// and, without a terminal, say how to run ollm instead.
 func hookRoot(f *Factory, root *cobra.Command) {
-	var resume string
-	root.Flags().StringVar(&resume, "resume", "", "continue session `ID` (the latest without an id)")
+	root.Flags().String("resume", "", "continue session `ID` (the latest without an id)")
 	root.Flags().Lookup("resume").NoOptDefVal = resumeLatest
-	root.Args = cobra.MaximumNArgs(1)
+	root.Args = maxArgs(1)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 1 && resume != resumeLatest {
-			return &FlagError{Err: fmt.Errorf("unknown command %q for \"ollm\"", args[0])}
+		resuming, id, err := rootResume(cmd, args)
+		if err != nil {
+			return err
 		}
 		hint := `ollm run -p "PROMPT"`
-		if resume != "" {
-			id := resume
-			if id == resumeLatest && len(args) == 1 {
-				id = args[0]
-			}
+		if resuming {
 			hint = `ollm run --resume`
-			if id != resumeLatest {
+			if id != "" {
 				hint += " " + id
 			}
 			hint += ` -p "PROMPT"`
 		}
 		return &FlagError{Err: fmt.Errorf("the interactive session needs a terminal (stdin and stdout); without one, run %s, or pipe the prompt on stdin", hint)}
 	}
+}
+
+// rootResume reads --resume at the root: `--resume ID`, `--resume=ID`
+// and `--resume` alone (the latest session, id ""). The root has
+// subcommands, so cobra cannot know that the word after a bare --resume
+// is its value: it arrives as the one positional argument, which is taken
+// as the id only after --resume; anything else is an unknown command.
+func rootResume(cmd *cobra.Command, args []string) (resuming bool, id string, err error) {
+	fl := cmd.Flags().Lookup("resume")
+	if fl == nil || !fl.Changed {
+		if len(args) > 0 {
+			return false, "", &FlagError{Err: fmt.Errorf("unknown command %q for \"ollm\"", args[0])}
+		}
+		return false, "", nil
+	}
+	id = fl.Value.String()
+	switch {
+	case id == resumeLatest && len(args) == 1:
+		id = args[0]
+	case id == resumeLatest:
+		id = ""
+	case len(args) > 0:
+		return false, "", &FlagError{Err: fmt.Errorf("unexpected argument %q after --resume=%s", args[0], id)}
+	}
+	return true, id, nil
 }

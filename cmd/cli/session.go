@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,30 +27,20 @@ import (
 func attachSession(root *cobra.Command, f *Factory) {
 	prev := root.RunE
 	if root.Args == nil {
-		root.Args = cobra.MaximumNArgs(1)
+		root.Args = maxArgs(1)
 	}
 	root.RunE = func(cmd *cobra.Command, args []string) error {
-		resume, resuming := "", false
-		if fl := cmd.Flags().Lookup("resume"); fl != nil && fl.Changed {
-			resuming = true
-			if v := fl.Value.String(); v != fl.NoOptDefVal {
-				resume = v
-			}
-			if len(args) == 1 && resume == "" {
-				resume = args[0]
-				args = nil
-			}
-		}
-		if !f.IO.StdinTTY || !f.IO.StdoutTTY || len(args) > 0 {
+		if !f.IO.StdinTTY || !f.IO.StdoutTTY {
 			if prev != nil {
 				return prev(cmd, args)
 			}
-			if len(args) > 0 {
-				return &FlagError{Err: fmt.Errorf("unknown command %q for \"ollm\"", args[0])}
-			}
 			return &FlagError{Err: errors.New("the interactive session needs a terminal; use `ollm run -p PROMPT` for scripts")}
 		}
-		return runSession(cmd.Context(), f, resuming, resume)
+		resuming, id, err := rootResume(cmd, args)
+		if err != nil {
+			return err
+		}
+		return runSession(cmd.Context(), f, resuming, id)
 	}
 }
 
@@ -75,23 +65,31 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		id = agent.NewID(f.Now())
 	}
 
-	// MCP servers start and hooks may ask for approval while the runtime
-	// is built, before the UI exists: until then status comes from the
-	// runtime itself and an unapproved hook is skipped.
+	// MCP servers start while the runtime is built, before the UI exists:
+	// until then status comes from the runtime itself. Hooks that need an
+	// approval are asked about at the start (the gate holds them until
+	// the user answers) or, when they appear later, when they first run.
 	var uiPtr atomic.Pointer[tui.AgentRuntime]
+	notice := func(s string) {
+		if ui := uiPtr.Load(); ui != nil {
+			ui.OnEvent(agent.Event{Type: agent.EvNotice, Text: s})
+		}
+	}
+	gate := newApprovalGate(ctx, notice)
 	rt, err := f.NewRuntime(ctx, RuntimeOptions{
 		SessionID: id,
-		ApproveHook: func(ctx context.Context, r hooks.ApprovalRequest) (bool, error) {
+		ApproveHook: gate.hook(func(ctx context.Context, r hooks.ApprovalRequest) (bool, error) {
 			if ui := uiPtr.Load(); ui != nil {
 				return ui.AskHook(ctx, r)
 			}
 			return false, nil
-		},
+		}),
 		OnMCP: func(e mcp.Event) {
 			if ui := uiPtr.Load(); ui != nil {
 				ui.MCPEvent(e)
 			}
 		},
+		OnNotice: notice,
 	})
 	if err != nil {
 		if tr != nil {
@@ -100,33 +98,28 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		return err
 	}
 	defer rt.Close()
-	ws := rt.Workspace
+	gate.rt = rt
 
-	gen := 0
-	if g, ok, err := resolver.LoadCurrent(home, ws); err == nil && ok {
-		gen = g.Number
-	}
-	model := rt.Resolved.Profile.Model.Name
+	ss := &sessionState{rt: rt, gate: gate}
+	ss.generation()
 	ui := tui.NewAgentRuntime(ctx, tui.AgentOptions{
-		Bus:    rt.Bus,
-		Skills: rt.Skills,
-		Status: func() tui.Status {
-			st := tui.Status{Model: model, Generation: gen}
-			for _, s := range rt.MCP.Status() {
-				st.MCP = append(st.MCP, tui.MCPServer{Name: s.Name, State: string(s.State), Tools: s.Tools, Error: s.Error})
-			}
-			return st
-		},
-		Command: func(ctx context.Context, c tui.Command) (string, error) { return sessionCommand(rt, c) },
+		Bus:       rt.Bus,
+		Skills:    rt.Skills,
+		Status:    ss.status,
+		Command:   func(ctx context.Context, c tui.Command) (string, error) { return sessionCommand(rt, c) },
+		Job:       ss.job,
+		Approvals: gate.items(),
+		Approve:   gate.approve,
 	})
 	defer ui.Close()
+	ss.ui = ui
 	uiPtr.Store(ui)
 
 	cfg := rt.AgentConfig()
 	cfg.OnEvent = ui.OnEvent
 	cfg.History = history
 	if tr == nil {
-		if tr, err = agent.Create(home.Sessions(), id, ws.Root, model, f.Now); err != nil {
+		if tr, err = agent.Create(home.Sessions(), id, rt.Workspace.Root, cfg.Model, f.Now); err != nil {
 			return err
 		}
 	}
@@ -158,6 +151,206 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	return nil
 }
 
+// sessionState is what the TUI's status line and session commands need
+// beyond the runtime.
+type sessionState struct {
+	rt   *Runtime
+	gate *approvalGate
+	ui   *tui.AgentRuntime
+	gen  atomic.Int64
+}
+
+// generation reads the applied profile generation (0: none applied).
+func (ss *sessionState) generation() {
+	ss.gen.Store(0)
+	if g, ok, err := resolver.LoadCurrent(ss.rt.Home, ss.rt.Workspace); err == nil && ok {
+		ss.gen.Store(int64(g.Number))
+	}
+}
+
+func (ss *sessionState) status() tui.Status {
+	model, _ := ss.rt.Model()
+	st := tui.Status{Model: model.Name, Generation: int(ss.gen.Load())}
+	for _, s := range ss.rt.MCPStatus() {
+		st.MCP = append(st.MCP, tui.MCPServer{Name: s.Name, State: string(s.State), Tools: s.Tools, Error: s.Error})
+	}
+	return st
+}
+
+// job runs the commands that change the session: /reload, /model NAME,
+// /clear.
+func (ss *sessionState) job(ctx context.Context, s *agent.Session, c tui.Command) (string, error) {
+	switch c.Kind {
+	case tui.CmdReload:
+		st, err := reloadSession(ctx, ss.rt, s)
+		if err != nil {
+			return "", fmt.Errorf("reload failed, the session keeps its previous setup: %w", err)
+		}
+		ss.generation()
+		if ss.ui != nil {
+			ss.ui.RequestApprovals(ss.gate.items())
+		}
+		return st.String(), nil
+	case tui.CmdModel:
+		return switchModel(ctx, ss.rt, s, c.Args[0])
+	case tui.CmdClear:
+		return "", s.Reset()
+	}
+	return "", fmt.Errorf("/%s is not a session command", c.Kind)
+}
+
+// reloadSession reloads the runtime from the profile on disk and points
+// the session at the result (/reload).
+func reloadSession(ctx context.Context, rt *Runtime, s *agent.Session) (ReloadStats, error) {
+	st, err := rt.Reload(ctx)
+	if err != nil {
+		return st, err
+	}
+	rt.Configure(s)
+	return st, nil
+}
+
+// switchModel switches the session's model (/model NAME) for the rest of
+// the session, reloads included.
+func switchModel(ctx context.Context, rt *Runtime, s *agent.Session, name string) (string, error) {
+	model, p, err := rt.SetModel(ctx, name)
+	if err != nil {
+		return "", fmt.Errorf("model %s: %w", name, err)
+	}
+	s.SetModel(p, model.Name, model.ContextWindow)
+	return fmt.Sprintf("model %s for the rest of the session", model.Name), nil
+}
+
+// approvalGate asks about untrusted hooks and workspace MCP servers at the
+// start of a session, one by one, and holds a hook that wants to run until
+// its question is answered. A refused hook is not asked about again in
+// this session.
+type approvalGate struct {
+	ctx    context.Context
+	notice func(string)
+	rt     *Runtime
+
+	mu      sync.Mutex
+	asked   map[string]*gateItem // by tui approval id ("hook:" + hook id)
+	refused map[string]bool      // hook ids
+}
+
+type gateItem struct {
+	req  hooks.ApprovalRequest
+	done chan struct{}
+	ok   bool
+}
+
+func newApprovalGate(ctx context.Context, notice func(string)) *approvalGate {
+	return &approvalGate{ctx: ctx, notice: notice, asked: map[string]*gateItem{}, refused: map[string]bool{}}
+}
+
+// items lists what to approve now: the runtime's pending hooks and
+// workspace servers not asked about yet.
+func (g *approvalGate) items() []tui.Approval {
+	var out []tui.Approval
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range g.rt.PendingHooks() {
+		id := "hook:" + r.ID
+		if _, seen := g.asked[id]; seen || g.refused[r.ID] {
+			continue
+		}
+		g.asked[id] = &gateItem{req: r, done: make(chan struct{})}
+		out = append(out, tui.Approval{ID: id, Kind: "hook", Name: hookLabel(r), Detail: r.Command, Changed: r.Changed})
+	}
+	for _, s := range g.rt.PendingServers() {
+		id := "mcp:" + s.Name
+		if _, seen := g.asked[id]; seen {
+			continue
+		}
+		g.asked[id] = &gateItem{done: make(chan struct{})}
+		out = append(out, tui.Approval{ID: id, Kind: "mcp", Name: s.Name, Detail: describeSpec(s)})
+	}
+	return out
+}
+
+func hookLabel(r hooks.ApprovalRequest) string {
+	if r.Hook == nil {
+		return r.ID
+	}
+	return r.Hook.QualifiedName() + " (" + string(r.Hook.Event) + ", " + string(r.Hook.Scope) + ")"
+}
+
+// approve records the user's answer: an approved hook is saved like any
+// hook approval; an approved workspace server starts (for this session).
+func (g *approvalGate) approve(id string, ok bool) error {
+	g.mu.Lock()
+	it, known := g.asked[id]
+	g.mu.Unlock()
+	if !known {
+		return fmt.Errorf("nothing waits for approval as %q", id)
+	}
+	var err error
+	switch {
+	case strings.HasPrefix(id, "hook:"):
+		if ok {
+			err = g.rt.ApproveHook(it.req)
+		}
+		g.mu.Lock()
+		it.ok = ok && err == nil
+		if !it.ok {
+			g.refused[it.req.ID] = true
+		}
+		g.mu.Unlock()
+	case strings.HasPrefix(id, "mcp:") && ok:
+		go g.startServer(strings.TrimPrefix(id, "mcp:"))
+	}
+	select {
+	case <-it.done:
+	default:
+		close(it.done)
+	}
+	return err
+}
+
+func (g *approvalGate) startServer(name string) {
+	st, err := g.rt.ApproveServer(g.ctx, name)
+	switch {
+	case err != nil:
+		g.notice(err.Error())
+	default:
+		g.notice(fmt.Sprintf("MCP server %s %s: %d tools (approved for this session; `ollm trust` approves the workspace)", name, st.State, st.Tools))
+	}
+}
+
+// hook wraps the engine's Approve callback: a hook listed at the start
+// waits for that answer, a refused one is not asked again, any other
+// is asked through ask.
+func (g *approvalGate) hook(ask func(context.Context, hooks.ApprovalRequest) (bool, error)) func(context.Context, hooks.ApprovalRequest) (bool, error) {
+	return func(ctx context.Context, r hooks.ApprovalRequest) (bool, error) {
+		g.mu.Lock()
+		it, listed := g.asked["hook:"+r.ID]
+		refused := g.refused[r.ID]
+		g.mu.Unlock()
+		switch {
+		case refused:
+			return false, nil
+		case listed:
+			select {
+			case <-it.done:
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return it.ok && it.req.Hash == r.Hash, nil
+		}
+		ok, err := ask(ctx, r)
+		if err == nil && !ok {
+			g.mu.Lock()
+			g.refused[r.ID] = true
+			g.mu.Unlock()
+		}
+		return ok, err
+	}
+}
+
 // glamourStyle picks the markdown style; OLLM_GLAMOUR_STYLE overrides it.
 func glamourStyle() string {
 	if s := os.Getenv("OLLM_GLAMOUR_STYLE"); s != "" {
@@ -175,7 +368,7 @@ func sessionCommand(rt *Runtime, c tui.Command) (string, error) {
 			fmt.Fprintf(&b, "%-28s %s\n", t.Name(), t.Kind())
 		}
 	case tui.CmdMCP:
-		for _, s := range rt.MCP.Status() {
+		for _, s := range rt.MCPStatus() {
 			fmt.Fprintf(&b, "%-20s %-10s %d tools %s\n", s.Name, s.State, s.Tools, s.Error)
 		}
 		if b.Len() == 0 {
@@ -183,10 +376,13 @@ func sessionCommand(rt *Runtime, c tui.Command) (string, error) {
 		}
 	case tui.CmdExt:
 		names := []string{}
-		for _, e := range rt.Resolved.Extensions {
-			names = append(names, e.Name)
+		for _, e := range rt.Ext.List() {
+			state := string(e.State)
+			if e.Active {
+				state += ", active"
+			}
+			names = append(names, fmt.Sprintf("%-24s %s", e.Name, state))
 		}
-		sort.Strings(names)
 		if len(names) == 0 {
 			return "no extensions", nil
 		}
@@ -199,12 +395,8 @@ func sessionCommand(rt *Runtime, c tui.Command) (string, error) {
 			return "no skills", nil
 		}
 	case tui.CmdModel:
-		if len(c.Args) > 0 {
-			return "", errors.New("switching the model mid-session is not wired yet; restart with --model " + c.Args[0])
-		}
-		return "model " + rt.Resolved.Profile.Model.Name, nil
-	case tui.CmdClear:
-		return "", nil
+		model, _ := rt.Model()
+		return "model " + model.Name + "; /model NAME switches it", nil
 	default:
 		return "", fmt.Errorf("/%s is not wired yet", c.Kind)
 	}

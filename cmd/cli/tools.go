@@ -134,7 +134,8 @@ type ToolsCallOptions struct {
 }
 
 func newCmdToolsCall(f *Factory) *cobra.Command {
-	opts := &ToolsCallOptions{IO: f.IO, Load: f.LoadProfile, Tools: func(r *schema.Resolved) ([]tool.Tool, error) {
+	gated := func() (*schema.Resolved, error) { r, _, err := f.loadGated(); return r, err }
+	opts := &ToolsCallOptions{IO: f.IO, Load: gated, Tools: func(r *schema.Resolved) ([]tool.Tool, error) {
 		ts, _, err := toolsFor(f, r)
 		return ts, err
 	}}
@@ -202,18 +203,13 @@ func toolsCallRun(cmd *cobra.Command, opts *ToolsCallOptions) error {
 }
 
 // decideCall compiles the profile's policy (with --mode over the profile's
-// mode) and decides the call on its final arguments.
+// mode) and decides the call on its final arguments. r comes from
+// f.loadGated, so an unapproved workspace's allow rules and looser modes
+// are held back, as in a session and `ollm policy check`.
 func decideCall(r *schema.Resolved, mode string, t tool.Tool, inv tool.Invocation) (policy.Decision, error) {
-	pol, err := policy.Compile(r.Profile.Policy, policy.Options{Layers: r.RuleScopes})
+	pol, err := compilePolicy(r, mode)
 	if err != nil {
-		return policy.Decision{}, &ConfigError{Err: err}
-	}
-	if mode != "" {
-		m, err := policy.ParseMode(mode)
-		if err != nil {
-			return policy.Decision{}, &FlagError{Err: err}
-		}
-		pol = pol.WithMode(m)
+		return policy.Decision{}, err
 	}
 	return pol.DecideJSON(policy.FactsOf(t), inv.Params())
 }

@@ -22,9 +22,14 @@ type AgentOptions struct {
 	Bus *bus.Bus
 	// Status gives the status line's model, profile and generation.
 	Status func() Status
-	// Command runs /tools /mcp /ext /skills /reload /model /clear; nil
-	// answers that the command is not available.
+	// Command answers /tools /mcp /ext /skills and /model without a name
+	// (commands that only read); nil answers that the command is not
+	// available.
 	Command func(ctx context.Context, c Command) (string, error)
+	// Job runs /reload, /model NAME and /clear on the session as work that
+	// no prompt overlaps; its text is shown when it ends. nil: those
+	// commands are not available.
+	Job func(ctx context.Context, s *agent.Session, c Command) (string, error)
 	// Skills renders /<skill>; nil: no skills.
 	Skills *skills.Registry
 	// Approvals are asked before the first prompt; Approve records each answer.
@@ -191,6 +196,16 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 		return Notice{Text: e.Text}
 	case agent.EvFileChange:
 		return Notice{Text: "changed " + strings.Join(t.Files, ", ")}
+	case agent.EvReset:
+		cu := ContextUse{}
+		if e.Context != nil {
+			cu.Window = e.Context.Window
+		}
+		r.mu.Lock()
+		r.context = cu
+		r.mu.Unlock()
+		r.push(Notice{Text: "conversation cleared"})
+		return ContextChanged{Window: cu.Window}
 	case agent.EvContext, agent.EvCompacted:
 		if e.Context == nil {
 			return nil
@@ -310,39 +325,71 @@ func (r *AgentRuntime) Approve(id string, ok bool) error {
 	return r.opt.Approve(id, ok)
 }
 
-// Command implements Runtime: /compact and /<skill> run here, the rest
-// through AgentOptions.Command.
-func (r *AgentRuntime) Command(c Command) (string, error) {
+// Command implements Runtime: /compact and /<skill> run here, /reload,
+// /model NAME and /clear through AgentOptions.Job, the rest through
+// AgentOptions.Command.
+func (r *AgentRuntime) Command(c Command) (string, bool, error) {
 	switch c.Kind {
 	case CmdCompact:
-		return "", r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) { return agent.Reply{}, s.Compact(ctx) })
+		return "", true, r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) { return agent.Reply{}, s.Compact(ctx) })
 	case CmdSkill:
-		if r.opt.Skills == nil {
-			return "", fmt.Errorf("unknown command /%s; /help lists them", c.Name)
+		return r.skill(c)
+	case CmdReload, CmdClear:
+		return r.job(c)
+	case CmdModel:
+		if len(c.Args) > 0 {
+			return r.job(c)
 		}
-		if _, err := r.opt.Skills.Get(c.Name); err != nil {
-			return "", fmt.Errorf("unknown command /%s (%v); /help lists them", c.Name, err)
-		}
-		values := SkillValues(c)
-		return "", r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) {
-			return s.RunSkill(ctx, r.opt.Skills, c.Name, values)
-		})
 	case CmdSkills:
 		if r.opt.Command == nil && r.opt.Skills != nil {
 			var b strings.Builder
 			for _, e := range r.opt.Skills.List() {
 				fmt.Fprintf(&b, "/%s\n", e.Name)
 			}
-			return strings.TrimRight(b.String(), "\n"), nil
+			return strings.TrimRight(b.String(), "\n"), false, nil
 		}
 	}
 	if r.opt.Command == nil {
-		if c.Kind == CmdClear {
-			return "", nil
-		}
-		return "", fmt.Errorf("/%s is not available in this session", c.Kind)
+		return "", false, fmt.Errorf("/%s is not available in this session", c.Kind)
 	}
-	return r.opt.Command(r.ctx, c)
+	out, err := r.opt.Command(r.ctx, c)
+	return out, false, err
+}
+
+func (r *AgentRuntime) skill(c Command) (string, bool, error) {
+	if r.opt.Skills == nil {
+		return "", false, fmt.Errorf("unknown command /%s; /help lists them", c.Name)
+	}
+	if _, err := r.opt.Skills.Get(c.Name); err != nil {
+		return "", false, fmt.Errorf("unknown command /%s (%v); /help lists them", c.Name, err)
+	}
+	values := SkillValues(c)
+	return "", true, r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) {
+		return s.RunSkill(ctx, r.opt.Skills, c.Name, values)
+	})
+}
+
+// job runs c through AgentOptions.Job as work on the session; its text
+// arrives as a Notice before TurnDone.
+func (r *AgentRuntime) job(c Command) (string, bool, error) {
+	if r.opt.Job == nil {
+		return "", false, fmt.Errorf("/%s is not available in this session", c.Kind)
+	}
+	return "", true, r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) {
+		out, err := r.opt.Job(ctx, s, c)
+		if out != "" {
+			r.push(Notice{Text: out})
+		}
+		return agent.Reply{}, err
+	})
+}
+
+// RequestApprovals asks the user about more things to approve (after a
+// reload brought new workspace servers or hooks).
+func (r *AgentRuntime) RequestApprovals(items []Approval) {
+	if len(items) > 0 {
+		r.push(ApprovalsNeeded{Items: items})
+	}
 }
 
 // SkillValues turns /<skill> arguments into placeholder values: key=value

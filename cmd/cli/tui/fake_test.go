@@ -49,12 +49,19 @@ func (f *fakeRuntime) Approve(id string, ok bool) error {
 	f.approvals = append(f.approvals, approval{id, ok})
 	return nil
 }
-func (f *fakeRuntime) Command(c Command) (string, error) {
+func (f *fakeRuntime) Command(c Command) (string, bool, error) {
 	f.commands = append(f.commands, c)
 	if f.cmdErr != nil {
-		return "", f.cmdErr
+		return "", false, f.cmdErr
 	}
-	return f.cmdOut, nil
+	started := false
+	switch c.Kind {
+	case CmdSkill, CmdCompact, CmdReload, CmdClear:
+		started = true
+	case CmdModel:
+		started = len(c.Args) > 0
+	}
+	return f.cmdOut, started, nil
 }
 func (f *fakeRuntime) Status() Status { return f.status }
 

@@ -403,19 +403,17 @@ func (m *Model) submit() tea.Cmd {
 	case CmdQuit:
 		m.quit = true
 		return tea.Quit
-	case CmdClear:
-		m.entries, m.cards, m.cur, m.think = nil, map[string]*card{}, nil, nil
-		fallthrough
 	default:
 		m.entries = append(m.entries, &entry{kind: "user", text: strings.TrimSpace(line)})
-		out, err := m.rt.Command(c)
+		out, started, err := m.rt.Command(c)
 		if err != nil {
 			m.info("error", err.Error())
 			return nil
 		}
-		if c.Kind == CmdSkill || c.Kind == CmdCompact {
-			m.busy = true
+		if c.Kind == CmdClear {
+			m.entries, m.cards, m.cur, m.think, m.scroll = nil, map[string]*card{}, nil, nil, 0
 		}
+		m.busy = m.busy || started
 		if out != "" {
 			m.info("info", out)
 		}

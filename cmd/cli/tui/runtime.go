@@ -18,10 +18,11 @@ type Runtime interface {
 	// Approve records the user's choice for a start-of-session approval
 	// (an untrusted hook or a workspace MCP server): ok false skips it.
 	Approve(id string, ok bool) error
-	// Command runs a slash command other than /help, /clear and /quit and
-	// returns text to show. Work it starts (a skill's turn, /compact)
-	// reports on Events.
-	Command(c Command) (string, error)
+	// Command runs a slash command other than /help and /quit and returns
+	// text to show at once. started says it began work on the session (a
+	// skill's turn, /compact, /reload, /model NAME, /clear) that reports
+	// on Events and ends with TurnDone; no prompt runs meanwhile.
+	Command(c Command) (text string, started bool, err error)
 	// Status is the current status line data.
 	Status() Status
 }
