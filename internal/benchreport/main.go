@@ -27,19 +27,23 @@ import (
 func main() {
 	out := flag.String("o", "docs/performance.md", "report `FILE`")
 	verbose := flag.Bool("v", false, "copy the benchmark output to stderr")
+	commit := flag.String("commit", "", "the commit to name in the report (default: git rev-parse --short HEAD)")
 	only := flag.String("only", "", "run only the benchmarks of packages whose path contains `TEXT` (to try a change; the report then misses the rest)")
 	flag.Parse()
-	if err := generate(*out, *only, *verbose); err != nil {
+	if err := generate(*out, *only, *commit, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-report:", err)
 		os.Exit(1)
 	}
 }
 
-func generate(outPath, only string, verbose bool) error {
+func generate(outPath, only, commit string, verbose bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
 	m := describeMachine()
+	if commit != "" {
+		m.Commit = commit
+	}
 	tmp, err := os.MkdirTemp("", "benchreport")
 	if err != nil {
 		return err
