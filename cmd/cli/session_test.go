@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollm/ollm/cmd/cli/tui"
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/hooks"
@@ -493,5 +494,125 @@ func TestStartApprovalOfHooks(t *testing.T) {
 	}
 	if ph := rt.PendingHooks(); len(ph) != 1 || ph[0].Hook.Extension != "fy" {
 		t.Fatalf("pending after the answers = %+v", ph)
+	}
+}
+
+// `ollm --resume ID` in a terminal hands the id to the session: with no
+// such transcript the error names it (the latest session would be another).
+func TestRootResumeIDReachesTheSession(t *testing.T) {
+	e := newSessionEnv(t)
+	tr, err := agent.Create(filepath.Join(e.home, "sessions"), "20990101-000000-00000001", e.ws, "test-model", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	for _, args := range [][]string{{"--resume", "20200101-000000-deadbeef"}, {"--resume=20200101-000000-deadbeef"}} {
+		io, _, _, errOut := TestIO()
+		io.StdinTTY, io.StdoutTTY = true, true
+		e.f.IO = io
+		if code := Run(e.f, args); code != ExitConfig {
+			t.Fatalf("%v: exit %d, want %d (%s)", args, code, ExitConfig, errOut)
+		}
+		if !strings.Contains(errOut.String(), "--resume: ") || !strings.Contains(errOut.String(), "20200101-000000-deadbeef") {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+	}
+}
+
+// The TUI's /model NAME, /clear and /reload run as session jobs through
+// tui.AgentRuntime: the status line follows the model, the next request
+// goes to it, /clear starts the conversation over, /reload reports its
+// counts, a missing model is an error saying how to get it.
+func TestSessionCommandsThroughTheTUI(t *testing.T) {
+	e := newSessionEnv(t)
+	e.srv.AddModel(llmtest.Model{Name: "other-model"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rt := e.runtime(RuntimeOptions{})
+	gate := newApprovalGate(ctx, func(string) {})
+	gate.rt = rt
+	ss := &sessionState{rt: rt, gate: gate}
+	ui := tui.NewAgentRuntime(ctx, tui.AgentOptions{Bus: rt.Bus, Skills: rt.Skills, Status: ss.status, Job: ss.job,
+		Command: func(ctx context.Context, c tui.Command) (string, error) { return sessionCommand(rt, c) }})
+	defer ui.Close()
+	ss.ui = ui
+	cfg := rt.AgentConfig()
+	cfg.OnEvent = ui.OnEvent
+	s, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui.Attach(s)
+	// wait collects events up to the end of the work just started.
+	wait := func() (notices []string, done tui.TurnDone) {
+		for ev := range ui.Events() {
+			switch ev := ev.(type) {
+			case tui.Notice:
+				notices = append(notices, ev.Text)
+			case tui.TurnDone:
+				return notices, ev
+			}
+		}
+		t.Fatal("events closed")
+		return
+	}
+	command := func(c tui.Command) ([]string, tui.TurnDone) {
+		t.Helper()
+		_, started, err := ui.Command(c)
+		if err != nil || !started {
+			t.Fatalf("/%s: started %v, %v", c.Kind, started, err)
+		}
+		return wait()
+	}
+	submit := func(p string) {
+		t.Helper()
+		e.srv.Reply(llmtest.Text("ok"))
+		if err := ui.Submit(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, done := wait(); done.Err != "" {
+			t.Fatal(done.Err)
+		}
+	}
+
+	submit("one")
+	if got := ui.Status().Model; got != "test-model" {
+		t.Fatalf("status model = %q", got)
+	}
+	notes, done := command(tui.Command{Kind: tui.CmdModel, Args: []string{"other-model"}})
+	if done.Err != "" || len(notes) != 1 || notes[0] != "model other-model for the rest of the session" {
+		t.Fatalf("/model: %q %+v", notes, done)
+	}
+	if got := ui.Status().Model; got != "other-model" {
+		t.Fatalf("status model after /model = %q", got)
+	}
+	submit("two")
+	req := e.srv.LastRequest()
+	if req.Model != "other-model" || len(req.Messages) != 3 {
+		t.Fatalf("request after /model: model %q, %d messages", req.Model, len(req.Messages))
+	}
+
+	_, done = command(tui.Command{Kind: tui.CmdModel, Args: []string{"no-such-model"}})
+	if !strings.Contains(done.Err, "ollama pull no-such-model") {
+		t.Fatalf("/model of a missing model: %+v", done)
+	}
+
+	notes, _ = command(tui.Command{Kind: tui.CmdClear})
+	if !slices.Contains(notes, "conversation cleared") {
+		t.Fatalf("/clear notices = %q", notes)
+	}
+	submit("three")
+	if req := e.srv.LastRequest(); len(req.Messages) != 1 || req.Messages[0].Content != "three" {
+		t.Fatalf("request after /clear = %+v", req.Messages)
+	}
+
+	// /reload keeps the model chosen with /model.
+	notes, done = command(tui.Command{Kind: tui.CmdReload})
+	if done.Err != "" || len(notes) != 1 || !strings.HasPrefix(notes[0], "reloaded: stopped 0, loaded 0, ready 0, failed 0") {
+		t.Fatalf("/reload: %q %+v", notes, done)
+	}
+	submit("four")
+	if req := e.srv.LastRequest(); req.Model != "other-model" {
+		t.Fatalf("model after /reload = %q", req.Model)
 	}
 }
