@@ -298,3 +298,51 @@ func TestResizeRewraps(t *testing.T) {
 		}
 	}
 }
+
+// /model NAME, /reload and /clear are work on the session: the model is
+// busy until TurnDone, the status line is read again then, and /clear
+// clears the screen only when the runtime accepted it.
+func TestSessionJobs(t *testing.T) {
+	m, f := newModel(t)
+	send(m, ContentDelta{"earlier answer"}, AssistantDone{})
+
+	typeText(m, "/model other")
+	send(m, key(tea.KeyEnter))
+	if !m.Busy() || f.commands[0].Kind != CmdModel || f.commands[0].Args[0] != "other" {
+		t.Fatalf("busy %v commands %v", m.Busy(), f.commands)
+	}
+	f.status.Model = "other"
+	send(m, Notice{"model other for the rest of the session"}, TurnDone{})
+	if m.Busy() {
+		t.Fatal("still busy after TurnDone")
+	}
+	mustContain(t, plain(m), "model other for the rest of the session", "model other")
+
+	typeText(m, "/model")
+	send(m, key(tea.KeyEnter))
+	if m.Busy() {
+		t.Fatal("/model without a name should only show the model")
+	}
+
+	f.cmdErr = errFake
+	typeText(m, "/clear")
+	send(m, key(tea.KeyEnter))
+	mustContain(t, plain(m), "earlier answer", "fake failure")
+	f.cmdErr = nil
+	typeText(m, "/clear")
+	send(m, key(tea.KeyEnter))
+	mustNotContain(t, plain(m), "earlier answer")
+	send(m, Notice{"conversation cleared"}, ContextChanged{Window: 8192}, TurnDone{})
+
+	typeText(m, "/reload")
+	send(m, key(tea.KeyEnter))
+	if !m.Busy() {
+		t.Fatal("/reload is not work on the session")
+	}
+	send(m, Notice{"reloaded: stopped 1, loaded 2, ready 1, failed 1"}, ApprovalsNeeded{Items: []Approval{{ID: "mcp:db", Kind: "mcp", Name: "db", Detail: "node db.js"}}}, TurnDone{})
+	mustContain(t, plain(m), "reloaded: stopped 1, loaded 2, ready 1, failed 1", "mcp db: node db.js")
+	send(m, runeKey('a'))
+	if len(f.approvals) != 1 || f.approvals[0] != (approval{"mcp:db", true}) {
+		t.Fatalf("approvals = %v", f.approvals)
+	}
+}
