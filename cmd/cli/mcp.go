@@ -22,20 +22,23 @@ import (
 func newCmdMCP(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Inspect and call MCP servers",
+		Short: "Inspect, call, add and remove MCP servers",
 		Long: `MCP servers bring external tools. They come from the profile (mcp.servers),
 from extensions and from a workspace .mcp.json; workspace servers start only
 after ` + "`ollm trust`" + ` approves the workspace. These commands start the servers,
 show their status and tools, and call a tool by hand. --url URL or
---command "cmd args" talks to one server without any profile.`,
+--command "cmd args" talks to one server without any profile. add and remove
+edit mcp.servers in the workspace ollm.cue or, with --user, the user profile.`,
 		Example: `  ollm mcp list
   ollm mcp tools github
   ollm mcp call github search_issues '{"query":"is:open label:bug"}'
   ollm mcp tools --command "npx -y @modelcontextprotocol/server-everything"
-  ollm mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'`,
+  ollm mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'
+  ollm mcp add fs --command "npx -y @modelcontextprotocol/server-filesystem ."
+  ollm mcp remove fs`,
 		Args: noArgs,
 	}
-	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f))
+	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPAdd(f), newCmdMCPRemove(f))
 	return cmd
 }
 
