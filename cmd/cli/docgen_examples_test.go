@@ -559,3 +559,78 @@ func TestHookEventTable(t *testing.T) {
 		t.Errorf("events table has %d rows, want %d", len(rows), len(hooks.Events))
 	}
 }
+
+// Every relative link in README.md and docs/*.md points at a file that
+// exists and, for a #fragment into a markdown file, at one of its headings
+// (GitHub's anchors: lower case, punctuation dropped, blanks as '-').
+func TestDocLinks(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := stripFences(string(data))
+		for _, m := range link.FindAllStringSubmatch(text, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, frag, _ := strings.Cut(target, "#")
+			file := f
+			if path != "" {
+				file = filepath.Join(filepath.Dir(f), path)
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s: link %s: %v", filepath.Base(f), target, err)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(file, ".md") {
+				continue
+			}
+			body, _ := os.ReadFile(file)
+			if !headingAnchors(string(body))[frag] {
+				t.Errorf("%s: link %s: no heading with anchor #%s in %s", filepath.Base(f), target, frag, filepath.Base(file))
+			}
+		}
+	}
+}
+
+// stripFences removes fenced code blocks, whose text is not markdown.
+func stripFences(md string) string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func headingAnchors(md string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range strings.Split(stripFences(md), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
+}
