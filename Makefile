@@ -56,7 +56,7 @@ bench-report: deps
 		echo "installing ripgrep (the grep and glob reference)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq ripgrep; }
-	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) run ./internal/benchreport -o docs/performance.md
+	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) run ./internal/benchreport -o docs/performance.md -raw .deps/bench-raw.txt
 
 clean:
 	rm -rf bin .deps

@@ -27,16 +27,17 @@ import (
 func main() {
 	out := flag.String("o", "docs/performance.md", "report `FILE`")
 	verbose := flag.Bool("v", false, "copy the benchmark output to stderr")
+	raw := flag.String("raw", "", "also write the raw benchmark output to `FILE`")
 	commit := flag.String("commit", "", "the commit to name in the report (default: git rev-parse --short HEAD)")
 	only := flag.String("only", "", "run only the benchmarks of packages whose path contains `TEXT` (to try a change; the report then misses the rest)")
 	flag.Parse()
-	if err := generate(*out, *only, *commit, *verbose); err != nil {
+	if err := generate(*out, *only, *commit, *raw, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-report:", err)
 		os.Exit(1)
 	}
 }
 
-func generate(outPath, only, commit string, verbose bool) error {
+func generate(outPath, only, commit, rawPath string, verbose bool) error {
 	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
@@ -51,6 +52,7 @@ func generate(outPath, only, commit string, verbose bool) error {
 	defer os.RemoveAll(tmp)
 
 	s := samples{}
+	var all bytes.Buffer
 	var cmds, runErrs []string
 	built := map[string]string{}
 	for _, r := range runs {
@@ -87,6 +89,7 @@ func generate(outPath, only, commit string, verbose bool) error {
 		}
 		runErr := cmd.Run()
 		fmt.Fprintf(os.Stderr, "  %s\n", time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(&all, "# %s\n%s", shown, buf.Bytes())
 		if err := parseBench(bytes.NewReader(buf.Bytes()), s); err != nil {
 			return err
 		}
@@ -95,6 +98,11 @@ func generate(outPath, only, commit string, verbose bool) error {
 		}
 	}
 	m.LoadAfter = loadAvg()
+	if rawPath != "" {
+		if err := os.WriteFile(rawPath, all.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
 	res := evaluate(s, rows)
 	f, err := os.Create(outPath)
 	if err != nil {

@@ -17,6 +17,8 @@ BenchmarkPersistentRoundTrip-2              	     200	     50000 ns/op	       14
 --- SKIP: BenchmarkGrepGOROOT/literal/rg
 BenchmarkGrepGOROOT/literal/ollm-2          	      10	 106000000 ns/op
 BenchmarkGrepGOROOT/regex/ollm-2            	      10	 200000000 ns/op
+BenchmarkGrepGOROOT/regex/ollm-2            	      10	 150000000 ns/op
+BenchmarkGrepGOROOT/regex/ollm-2            	      10	 210000000 ns/op
 BenchmarkGrepGOROOT/regex/rg-2              	      10	  80000000 ns/op
 BenchmarkDecidePlainTool-2                  	   20000	      2500 ns/op	      2400 cpu-ns/op	     512 B/op	       9 allocs/op
 BenchmarkConnectTenParallel-2               	       3	2500000000 ns/op
@@ -48,7 +50,7 @@ func TestParseAndEvaluate(t *testing.T) {
 		{"BenchmarkRunnerOverheadPaired median-overhead-µs", "pass", "52.0 µs", "bare `exec.Command`, median: 4.10 ms (4.00 ms - 4.20 ms)"},
 		{"BenchmarkPersistentRoundTrip median-µs", "FAIL", "140 µs", "the same event to a process hook: not measured"},
 		{"BenchmarkGrepGOROOT/literal/ollm ns/op", "not measured", "106 ms", "ripgrep: not measured"},
-		{"BenchmarkGrepGOROOT/regex/ollm ns/op", "FAIL", "200 ms (2.50x)", "ripgrep: 80.0 ms"},
+		{"BenchmarkGrepGOROOT/regex/ollm ns/op", "FAIL", "200 ms (150 ms - 210 ms) (2.50x); the best run is 1.88x", "ripgrep: 80.0 ms"},
 		{"BenchmarkDecidePlainTool ns/op", "pass", "2.50 µs", "CPU time per decision: 2.40 µs"},
 		{"BenchmarkConnectTenParallel ns/op", "-", "2.50 s (0.71x)", "the same ten one after another: 3.50 s"},
 		{"BenchmarkResolve50 ns/op", "not measured", "not measured", "the same from the resolution cache: not measured"},
