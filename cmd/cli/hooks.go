@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/core/ext"
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -53,8 +54,21 @@ func loadHooks(f *Factory) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	r = preparedExtensions(r)
 	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r)})
 	return &hookSet{r: r, reg: reg, home: home, ws: ws, problems: append(r.Problems, probs...)}, nil
+}
+
+// preparedExtensions returns a copy of r whose extensions have
+// ${extensionPath}, ${workspacePath} and ${/} substituted, as a session
+// runs them.
+func preparedExtensions(r *schema.Resolved) *schema.Resolved {
+	c := *r
+	c.Extensions = make([]schema.Extension, len(r.Extensions))
+	for i, x := range r.Extensions {
+		c.Extensions[i] = ext.Prepare(x, r.Workspace)
+	}
+	return &c
 }
 
 // settingsEnv turns each extension's configured settings into the
