@@ -26,7 +26,8 @@ type conn struct {
 	spec   Spec
 	cfg    Expanded
 	client *client.Client
-	proc   *process // stdio only
+	proc   *process       // stdio only
+	auth   *authTransport // HTTP servers with OAuth tokens
 	log    *slog.Logger
 	logs   *serverLog
 	opts   *Options
@@ -47,10 +48,10 @@ type conn struct {
 
 // dial starts the transport; it does not initialize. A failure here
 // releases everything dial acquired.
-func dial(spec Spec, opts *Options, logs *serverLog, onListChanged func()) (*conn, error) {
+func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, onListChanged func()) (*conn, error) {
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(opts))
 	c := &conn{
-		spec: spec, cfg: cfg, opts: opts, logs: logs,
+		spec: spec, cfg: cfg, opts: opts, logs: logs, auth: auth,
 		log:      slog.New(slog.NewTextHandler(logs, nil)).With("server", spec.Name),
 		lost:     make(chan struct{}),
 		progress: map[string]func(tool.Chunk){},
@@ -104,13 +105,16 @@ func (c *conn) transport() (transport.Interface, error) {
 	}
 }
 
-// httpClient is Options.HTTPClient with the message size cap on its
-// responses.
+// httpClient is Options.HTTPClient with the stored OAuth token on its
+// requests and the message size cap on its responses.
 func (c *conn) httpClient() *http.Client {
 	cl := *c.opts.httpClient()
 	base := cl.Transport
 	if base == nil {
 		base = http.DefaultTransport
+	}
+	if c.auth != nil {
+		base = c.auth
 	}
 	cl.Transport = &capTransport{base: base, limit: c.opts.maxMessage(), hooks: lineHooks{
 		oversized: func(info oversized) {

@@ -12,10 +12,16 @@
 // backoff. Shutdown closes stdin, waits, then sends SIGTERM and SIGKILL to
 // the server's process group, so no process is left behind.
 //
+// HTTP servers that require OAuth get the MCP authorization flow (oauth_*.go):
+// discovery through protected resource and authorization server metadata,
+// dynamic client registration, authorization code with PKCE and a loopback
+// callback on 127.0.0.1 (Login), tokens stored 0600 under store.Home.Tokens()
+// and refreshed when they expire or the server answers 401 (authTransport).
+//
 // The decisions are pure functions with table tests: ${VAR} expansion
 // (env.go), schema conversion (schema.go), model-facing names (names.go),
 // result conversion (result.go), the .mcp.json reader (mcpjson.go) and the
-// message size cap (limit.go). Processes and sockets stay in process.go,
+// message size cap (limit.go, limit_http.go). Processes and sockets stay in process.go,
 // conn.go and manager.go.
 //
 // This is the only package that imports github.com/mark3labs/mcp-go; no

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -64,16 +65,71 @@ func (m *Manager) waitRestart(s *server) bool {
 	return true
 }
 
-// connect starts, initializes and lists the tools of one server within the
-// connection timeout, and publishes it as ready.
+// connect connects a server; an HTTP server that refuses for lack of a
+// valid OAuth token gets a login through Options.OpenURL and one more
+// attempt, or, without OpenURL, an error that says how to log in.
 func (m *Manager) connect(s *server) (*conn, error) {
+	c, err := m.connectOnce(s)
+	if err == nil || !s.auth.wantsLogin() {
+		return c, err
+	}
+	if m.opts.OpenURL == nil {
+		return nil, m.loginNeeded(s)
+	}
+	if err := m.login(s); err != nil {
+		return nil, err
+	}
+	c, err = m.connectOnce(s)
+	if err != nil && s.auth.wantsLogin() {
+		return nil, m.loginNeeded(s)
+	}
+	return c, err
+}
+
+// loginNeeded says that the server wants an OAuth login and how to do it.
+func (m *Manager) loginNeeded(s *server) error {
+	return m.serverError(s, "connecting", fmt.Errorf("the server requires an OAuth login (HTTP 401) and no valid token is stored; run in a terminal: ollm mcp login %s", s.spec.Name))
+}
+
+// login runs the browser login for s, one server at a time.
+func (m *Manager) login(s *server) error {
+	m.loginMu.Lock()
+	defer m.loginMu.Unlock()
+	err := Login(m.ctx, s.spec, LoginOptions{TokenDir: m.opts.TokenDir, HTTPClient: m.opts.HTTPClient,
+		Environ: m.opts.Environ, Roots: m.opts.Roots, OpenURL: m.opts.OpenURL, Timeout: m.opts.LoginTimeout})
+	if err != nil {
+		return fmt.Errorf("%w; run in a terminal: ollm mcp login %s", err, s.spec.Name)
+	}
+	return nil
+}
+
+// authFor is the OAuth transport of an HTTP server, made once; nil for
+// stdio servers and without a TokenDir.
+func (m *Manager) authFor(s *server) *authTransport {
+	if s.auth != nil || m.opts.TokenDir == "" || s.spec.Transport() == TransportStdio {
+		return s.auth
+	}
+	cfg := ExpandServer(s.spec.Name, s.spec.Config, m.opts.Environ, s.spec.SettingsEnv, s.spec.vars(&m.opts))
+	base := m.opts.httpClient().Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	s.auth = newAuthTransport(base, m.opts.TokenDir, s.spec.Name, cfg.URL)
+	return s.auth
+}
+
+// connectOnce starts, initializes and lists the tools of one server within
+// the connection timeout, and publishes it as ready.
+func (m *Manager) connectOnce(s *server) (*conn, error) {
 	if err := m.openLog(s); err != nil {
 		return nil, m.serverError(s, "opening its log", err)
 	}
 	timeout := m.opts.connTimeout()
 	ctx, cancel := context.WithTimeout(m.ctx, timeout)
 	defer cancel()
-	c, err := dial(s.spec, &m.opts, s.logs, func() { m.requestRefresh(s) })
+	auth := m.authFor(s)
+	auth.reset()
+	c, err := dial(s.spec, &m.opts, s.logs, auth, func() { m.requestRefresh(s) })
 	if err != nil {
 		return nil, m.serverError(s, "starting", err)
 	}

@@ -37,6 +37,15 @@ type Options struct {
 	MaxResultBytes  int
 	MaxLogBytes     int64
 	HTTPClient      *http.Client
+	// TokenDir holds OAuth tokens (store.Home.Tokens()); "" sends none.
+	// HTTP servers get their stored token, refreshed when it expires or
+	// the server answers 401.
+	TokenDir string
+	// OpenURL shows the user an authorization page when an HTTP server
+	// needs an OAuth login (see Login); nil (no terminal) fails the server
+	// with an error that says to run `ollm mcp login <server>`.
+	OpenURL      func(url string) error
+	LoginTimeout time.Duration // waiting for the browser; default DefaultLoginTimeout
 	// LegacyHandshake skips the server/discover probe and speaks the
 	// initialize handshake straight away.
 	LegacyHandshake bool
@@ -141,6 +150,7 @@ type Manager struct {
 	closing bool
 	wg      sync.WaitGroup
 	eventMu sync.Mutex
+	loginMu sync.Mutex // one browser login at a time
 
 	toolsValid bool
 	tools      []tool.Tool
@@ -158,6 +168,7 @@ type server struct {
 	refresh  chan struct{} // a pending tools/list refresh, capacity 1
 	readyAt  time.Time
 	attempts int
+	auth     *authTransport // HTTP servers with a TokenDir
 }
 
 // New prepares a Manager for specs; Start starts them.

@@ -251,5 +251,8 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 	if lost := c.causeOf(err); lost != nil {
 		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, describeCommand(s.spec), key.Tool, lost, s.logs.where())
 	}
+	if c.auth.wantsLogin() {
+		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: ollm mcp login %s", key, key.Server)
+	}
 	return errResult(tool.ErrExec, "MCP tool %s failed: %v", key, err)
 }

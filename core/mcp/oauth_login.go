@@ -1,0 +1,247 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// DefaultLoginTimeout is how long a login waits for the browser.
+const DefaultLoginTimeout = 5 * time.Minute
+
+// LoginOptions configure Login.
+type LoginOptions struct {
+	TokenDir   string       // store.Home.Tokens()
+	HTTPClient *http.Client // default http.DefaultClient
+	Environ    []string     // for ${VAR} in the URL and headers; default os.Environ()
+	Roots      []string     // ${workspacePath}
+	// OpenURL shows the user the authorization page; required.
+	OpenURL func(url string) error
+	Timeout time.Duration // waiting for the browser; default DefaultLoginTimeout
+}
+
+// Login signs ollm in to an HTTP MCP server that requires OAuth, as the
+// MCP authorization spec describes: it finds the authorization server
+// (the server's 401 challenge or protected resource metadata, RFC 9728,
+// then the authorization server's metadata, RFC 8414), registers ollm as
+// a client (RFC 7591), has the user authorize in the browser with PKCE
+// (S256) and a state, receives the code on a loopback listener on
+// 127.0.0.1, exchanges it and stores the tokens, 0600, under TokenDir.
+func Login(ctx context.Context, spec Spec, o LoginOptions) error {
+	if spec.Transport() == TransportStdio {
+		return fmt.Errorf("MCP server %q runs over stdio; OAuth login applies to HTTP servers only", spec.Name)
+	}
+	if o.OpenURL == nil {
+		return fmt.Errorf("MCP server %q needs a login and there is no terminal to open the browser from; run in a terminal: ollm mcp login %s", spec.Name, spec.Name)
+	}
+	opts := Options{Environ: o.Environ, Roots: o.Roots, HTTPClient: o.HTTPClient}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(&opts))
+	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: opts.httpClient(), opts: o,
+		file: &tokenFile{path: tokenPath(o.TokenDir, spec.Name)}}
+	if err := fl.run(ctx); err != nil {
+		return fmt.Errorf("MCP server %q (%s): login: %w", spec.Name, cfg.URL, err)
+	}
+	return nil
+}
+
+// loginFlow is one run of Login.
+type loginFlow struct {
+	name      string
+	transport string
+	cfg       Expanded
+	client    *http.Client
+	opts      LoginOptions
+	file      *tokenFile
+}
+
+func (fl *loginFlow) run(ctx context.Context) error {
+	challenge, err := fl.probe(ctx)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listening on 127.0.0.1 for the browser's callback: %w", err)
+	}
+	defer ln.Close()
+	rec := tokenRecord{Server: fl.name, URL: fl.cfg.URL,
+		ResourceMetadata: sameOriginMetadata(challenge, fl.cfg.URL),
+		RedirectURI:      fmt.Sprintf("http://%s/callback", ln.Addr())}
+	h := newOAuthHandler(rec, fl.file, fl.client, fl.cfg.URL)
+	if err := fl.register(ctx, h, &rec); err != nil {
+		return err
+	}
+	fl.file.setClient(rec)
+	return fl.authorize(ctx, h, ln)
+}
+
+// probe asks the server without a token; it must answer 401. The
+// challenge it returns may name its protected resource metadata.
+func (fl *loginFlow) probe(ctx context.Context) (string, error) {
+	method, body := http.MethodPost, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ollm","version":"login"}}}`)
+	if fl.transport == TransportSSE {
+		method, body = http.MethodGet, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	for k, v := range fl.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := fl.client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	_ = resp.Body.Close() // an SSE stream that answers 200 is never read
+	if resp.StatusCode != http.StatusUnauthorized {
+		return "", fmt.Errorf("the server answered HTTP %d without a token, not 401: it does not ask for an OAuth login", resp.StatusCode)
+	}
+	return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+}
+
+// register discovers the authorization server and registers ollm with it.
+func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, rec *tokenRecord) error {
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("discovering the authorization server: %w", err)
+	}
+	if err := checkMetadata(md); err != nil {
+		return err
+	}
+	if err := h.RegisterClient(ctx, "ollm"); err != nil {
+		return fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
+	}
+	rec.ClientID, rec.ClientSecret, rec.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
+	return nil
+}
+
+// checkMetadata refuses an authorization server ollm cannot use safely:
+// without PKCE S256 (MCP requires clients to refuse then) or without
+// dynamic registration.
+func checkMetadata(md *transport.AuthServerMetadata) error {
+	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+		return fmt.Errorf("the authorization server %s does not support PKCE with S256 (code_challenge_methods_supported %v), which MCP requires", md.Issuer, md.CodeChallengeMethodsSupported)
+	}
+	if md.RegistrationEndpoint == "" {
+		return fmt.Errorf("the authorization server %s offers no dynamic client registration (RFC 7591), which ollm needs to log in", md.Issuer)
+	}
+	return nil
+}
+
+// authorize sends the user to the authorization page and waits for the
+// browser to come back to the loopback listener with the code.
+func (fl *loginFlow) authorize(ctx context.Context, h *transport.OAuthHandler, ln net.Listener) error {
+	verifier, err := transport.GenerateCodeVerifier()
+	if err != nil {
+		return err
+	}
+	state, err := transport.GenerateState()
+	if err != nil {
+		return err
+	}
+	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	srv := &http.Server{Handler: callbackHandler(fl.name, h, verifier, done), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if err := fl.opts.OpenURL(authURL); err != nil {
+		return fmt.Errorf("opening the authorization page: %w", err)
+	}
+	return waitCallback(ctx, done, orDuration(fl.opts.Timeout, DefaultLoginTimeout))
+}
+
+func waitCallback(ctx context.Context, done <-chan error, timeout time.Duration) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("the browser did not come back within %s; run the login again", timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// callbackHandler receives the authorization response on /callback: the
+// state must be the one sent, then the code is exchanged (with the PKCE
+// verifier) and the tokens saved. The first answer ends the login.
+func callbackHandler(server string, h *transport.OAuthHandler, verifier string, done chan<- error) http.Handler {
+	var once sync.Once
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
+		err := callbackResult(r.Context(), h, r.URL.Query(), verifier)
+		once.Do(func() { done <- err })
+		page(w, server, err)
+	})
+	return mux
+}
+
+func callbackResult(ctx context.Context, h *transport.OAuthHandler, q url.Values, verifier string) error {
+	if e := q.Get("error"); e != "" {
+		return fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
+	}
+	if q.Get("code") == "" {
+		return errors.New("the browser came back without a code")
+	}
+	err := h.ProcessAuthorizationResponse(ctx, q.Get("code"), q.Get("state"), verifier)
+	if errors.Is(err, transport.ErrInvalidState) {
+		return errors.New("the callback's state is not the one ollm sent (a forged or stale request); nothing was stored")
+	}
+	return err
+}
+
+// page is what the browser shows after the callback.
+func page(w http.ResponseWriter, server string, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	msg := "ollm is now logged in to the MCP server " + server + ". You can close this window."
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		msg = "ollm could not log in to the MCP server " + server + ": " + err.Error()
+	}
+	fmt.Fprintf(w, "<!doctype html><title>ollm</title><p>%s</p>\n", html.EscapeString(msg))
+}
+
+// sameOriginMetadata is the resource_metadata URL of a WWW-Authenticate
+// challenge when it has the server's scheme and host (RFC 9728 requires
+// the resource to serve its own metadata; another origin is ignored, as
+// mcp-go ignores it), else "".
+func sameOriginMetadata(challenge, serverURL string) string {
+	const key = `resource_metadata="`
+	i := strings.Index(challenge, key)
+	if i < 0 {
+		return ""
+	}
+	rest := challenge[i+len(key):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	m, err1 := url.Parse(rest[:j])
+	s, err2 := url.Parse(serverURL)
+	if err1 != nil || err2 != nil || m.Host == "" || !strings.EqualFold(m.Scheme, s.Scheme) || !strings.EqualFold(m.Host, s.Host) {
+		return ""
+	}
+	return m.String()
+}

@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/ollm/ollm/store"
+)
+
+// tokenRecord is one server's OAuth state on disk: the client ollm
+// registered with the authorization server and the tokens it got. It is
+// bound to the server's URL; a record for another URL is not used.
+type tokenRecord struct {
+	Server string `json:"server"`
+	URL    string `json:"url"`
+	// ResourceMetadata is the protected resource metadata URL the server
+	// named in its WWW-Authenticate challenge (same origin only), so a
+	// refresh discovers the authorization server the way the login did.
+	ResourceMetadata string          `json:"resourceMetadata,omitempty"`
+	ClientID         string          `json:"clientId"`
+	ClientSecret     string          `json:"clientSecret,omitempty"`
+	AuthMethod       string          `json:"tokenEndpointAuthMethod,omitempty"`
+	RedirectURI      string          `json:"redirectUri,omitempty"`
+	Token            transport.Token `json:"token"`
+	SavedAt          time.Time       `json:"savedAt"`
+}
+
+// expirySkew refreshes a token this long before it expires, so a request
+// does not leave with a token that dies on the way.
+const expirySkew = 30 * time.Second
+
+// expired reports whether the token should be refreshed before use.
+func expired(t transport.Token, now time.Time) bool {
+	return !t.ExpiresAt.IsZero() && now.Add(expirySkew).After(t.ExpiresAt)
+}
+
+// tokenPath is where the server's record lives under dir: the server's
+// name made safe for a file name, with a short hash of the exact name
+// when that changed it (so "a.b" and "a_b" do not share a file).
+func tokenPath(dir, server string) string {
+	name := sanitizeName(server)
+	if name != server {
+		sum := sha256.Sum256([]byte(server))
+		name += "-" + hex.EncodeToString(sum[:4])
+	}
+	return filepath.Join(dir, name+".json")
+}
+
+// tokenFile is a server's record on disk; it is the TokenStore mcp-go's
+// OAuth handler saves into. Writes are atomic and 0600, in a 0700
+// directory.
+type tokenFile struct {
+	path string
+	mu   sync.Mutex
+	rec  tokenRecord // what SaveToken writes besides the token
+}
+
+// errNoRecord: no usable record (never logged in, logged out, or the
+// record is for another URL).
+var errNoRecord = errors.New("not logged in")
+
+// load reads the record; errNoRecord when there is none for url.
+func (f *tokenFile) load(url string) (tokenRecord, error) {
+	data, err := os.ReadFile(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tokenRecord{}, errNoRecord
+	}
+	if err != nil {
+		return tokenRecord{}, err
+	}
+	var rec tokenRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return tokenRecord{}, fmt.Errorf("%s: %w; delete it with `ollm mcp logout` and log in again", f.path, err)
+	}
+	if rec.URL != url || rec.Token.AccessToken == "" {
+		return tokenRecord{}, errNoRecord
+	}
+	f.mu.Lock()
+	f.rec = rec
+	f.mu.Unlock()
+	return rec, nil
+}
+
+// GetToken implements transport.TokenStore.
+func (f *tokenFile) GetToken(ctx context.Context) (*transport.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.rec.Token.AccessToken == "" {
+		return nil, transport.ErrNoToken
+	}
+	t := f.rec.Token
+	return &t, nil
+}
+
+// SaveToken implements transport.TokenStore: the record with the new
+// token, written atomically with mode 0600.
+func (f *tokenFile) SaveToken(ctx context.Context, t *transport.Token) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.rec.Token = *t
+	f.rec.SavedAt = time.Now().UTC()
+	rec := f.rec
+	f.mu.Unlock()
+	return writeRecord(f.path, rec)
+}
+
+func writeRecord(path string, rec tokenRecord) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return store.WriteJSON(path, rec, store.PermPrivate)
+}
+
+// setClient records the registered client, before the token arrives.
+func (f *tokenFile) setClient(rec tokenRecord) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tok := f.rec.Token
+	f.rec = rec
+	f.rec.Token = tok
+}
+
+// Logout deletes the stored OAuth tokens of the server name under
+// tokenDir (store.Home.Tokens()). It reports whether there were any.
+func Logout(tokenDir, name string) (bool, error) {
+	err := os.Remove(tokenPath(tokenDir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
