@@ -72,6 +72,10 @@ func (q Request) updating(name string) bool {
 	return false
 }
 
+// ErrChangedSinceLock marks a local source whose files no longer hash to
+// the lock under --locked: a stale lock, like StaleError.
+var ErrChangedSinceLock = errors.New("changed since it was locked")
+
 // SourceError is a source that could not be resolved or fetched. It
 // names the extension, the source and ref, and the command that fixes it.
 type SourceError struct {
@@ -248,7 +252,7 @@ func (r *Resolver) ensurePath(req Request, w Want, e schema.LockedSource, old *s
 		return e, r.sourceErr(w, e, err, "check the path in ollm.cue")
 	}
 	if keep && hash != old.Hash && req.Locked {
-		return e, r.sourceErr(w, e, fmt.Errorf("the directory changed since it was locked (%s, now %s)", old.Hash, hash), "run `ollm profile lock` and commit ollm.lock")
+		return e, r.sourceErr(w, e, fmt.Errorf("the directory %w (%s, now %s)", ErrChangedSinceLock, old.Hash, hash), "run `ollm profile lock` and commit ollm.lock")
 	}
 	e.Hash = hash
 	if req.DryRun {

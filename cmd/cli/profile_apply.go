@@ -73,7 +73,7 @@ func resolveError(err error) error {
 		return nil
 	case errors.As(err, &ce):
 		return &SecurityError{Err: err}
-	case errors.As(err, &se), errors.As(err, &le):
+	case errors.As(err, &se), errors.As(err, &le), errors.Is(err, resolver.ErrChangedSinceLock):
 		return &ConfigError{Err: err}
 	}
 	return err
