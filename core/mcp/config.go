@@ -47,8 +47,13 @@ func transportOf(c Config) string {
 }
 
 // NeedsApproval reports whether the server starts a process or connects on
-// behalf of a workspace, which the user has to approve first.
-func (s Spec) NeedsApproval() bool { return s.Scope == schema.ScopeWorkspace }
+// behalf of a workspace or a downloaded extension, which the user has to
+// approve first. Downloaded (store) extensions are pinned by the
+// workspace's ollm.lock, whose digest the workspace approval covers. An
+// --ext extension is one the user named on the command line.
+func (s Spec) NeedsApproval() bool {
+	return s.Scope == schema.ScopeWorkspace || s.Scope == schema.ScopeStore
+}
 
 // Specs lists the servers a resolved profile declares: the profile's own
 // (with the scope of the layer that declared each) and every extension's

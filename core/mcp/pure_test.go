@@ -406,6 +406,12 @@ func TestSpecs(t *testing.T) {
 	if !ws.NeedsApproval() || ws.Transport() != TransportHTTP {
 		t.Errorf("ws %+v", ws)
 	}
+	for scope, want := range map[schema.Scope]bool{schema.ScopeStore: true, schema.ScopeWorkspace: true,
+		schema.ScopeUser: false, schema.ScopeDirectory: false, schema.ScopeFlag: false, schema.ScopeBuiltin: false} {
+		if got := (Spec{Scope: scope}).NeedsApproval(); got != want {
+			t.Errorf("%s server NeedsApproval = %v, want %v", scope, got, want)
+		}
+	}
 	if toolAllowed(gh.Config, "delete") || !toolAllowed(gh.Config, "list") {
 		t.Error("excludeTools not applied")
 	}
