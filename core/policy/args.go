@@ -15,9 +15,16 @@ type Facts struct {
 	Annotations tool.Annotations // MCP hints, the server it came from
 }
 
+// policyNamed is implemented by tools judged by another name than the one
+// the model sees: MCP tools are judged as "server:tool".
+type policyNamed interface{ PolicyName() string }
+
 // FactsOf reads a tool's facts.
 func FactsOf(t tool.Tool) Facts {
 	f := Facts{Name: t.Name(), Kind: t.Kind()}
+	if n, ok := t.(policyNamed); ok && n.PolicyName() != "" {
+		f.Name = n.PolicyName()
+	}
 	if a, ok := t.(tool.Annotated); ok {
 		f.Annotations = a.Annotations()
 	}

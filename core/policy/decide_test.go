@@ -203,3 +203,27 @@ func TestDecideConcurrent(t *testing.T) {
 		<-done
 	}
 }
+
+// policyNamedTool is a tool the model knows as "create_issue" that the
+// policy must judge as "github:create_issue", as MCP tools are.
+type policyNamedTool struct{ tool.Tool }
+
+func (policyNamedTool) Name() string                  { return "create_issue" }
+func (policyNamedTool) Kind() tool.Kind               { return tool.KindOther }
+func (policyNamedTool) PolicyName() string            { return "github:create_issue" }
+func (policyNamedTool) Annotations() tool.Annotations { return tool.Annotations{Server: "github"} }
+
+func TestFactsOfUsesThePolicyName(t *testing.T) {
+	f := FactsOf(policyNamedTool{})
+	if f.Name != "github:create_issue" || f.Annotations.Server != "github" {
+		t.Fatalf("facts = %+v", f)
+	}
+	p, err := Compile(schema.Policy{DefaultAction: "allow", Mode: "default",
+		Rules: []schema.PolicyRule{R("mcp:github:*", "deny", nil)}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Decide(f, map[string]any{}); d.Action != Deny {
+		t.Errorf("mcp:github:* did not match the tool the model calls create_issue: %+v", d)
+	}
+}
