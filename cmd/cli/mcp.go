@@ -28,17 +28,20 @@ from extensions and from a workspace .mcp.json; workspace servers start only
 after ` + "`ollm trust`" + ` approves the workspace. These commands start the servers,
 show their status and tools, and call a tool by hand. --url URL or
 --command "cmd args" talks to one server without any profile. add and remove
-edit mcp.servers in the workspace ollm.cue or, with --user, the user profile.`,
+edit mcp.servers in the workspace ollm.cue or, with --user, the user profile;
+login and logout manage the OAuth tokens of HTTP servers that require them.`,
 		Example: `  ollm mcp list
   ollm mcp tools github
   ollm mcp call github search_issues '{"query":"is:open label:bug"}'
   ollm mcp tools --command "npx -y @modelcontextprotocol/server-everything"
   ollm mcp call --url http://127.0.0.1:3001/mcp echo '{"message":"hi"}'
   ollm mcp add fs --command "npx -y @modelcontextprotocol/server-filesystem ."
-  ollm mcp remove fs`,
+  ollm mcp remove fs
+  ollm mcp login github`,
 		Args: noArgs,
 	}
-	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPAdd(f), newCmdMCPRemove(f))
+	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPAdd(f), newCmdMCPRemove(f),
+		newCmdMCPLogin(f), newCmdMCPLogout(f))
 	return cmd
 }
 
@@ -81,6 +84,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		return nil, err
 	}
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ()}
+	mcpAuth(&opts, home, f.IO)
 	if o.adHoc() {
 		spec, err := adHocSpec(o.URL, o.Command)
 		if err != nil {

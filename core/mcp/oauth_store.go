@@ -57,6 +57,10 @@ func tokenPath(dir, server string) string {
 	return filepath.Join(dir, name+".json")
 }
 
+// TokenPath is the file under tokenDir that holds the OAuth tokens of the
+// server name.
+func TokenPath(tokenDir, name string) string { return tokenPath(tokenDir, name) }
+
 // tokenFile is a server's record on disk; it is the TokenStore mcp-go's
 // OAuth handler saves into. Writes are atomic and 0600, in a 0700
 // directory.

@@ -2,237 +2,18 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
-	mcpproto "github.com/mark3labs/mcp-go/mcp"
-	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/ollm/ollm/core/mcp/mcptest"
 )
-
-// authServer is an OAuth 2.1 authorization server on loopback: RFC 8414
-// metadata, RFC 7591 registration, an authorize endpoint that approves at
-// once and redirects to the client's loopback callback, and a token
-// endpoint that checks the PKCE verifier and rotates refresh tokens.
-type authServer struct {
-	t   testing.TB
-	srv *httptest.Server
-
-	mu        sync.Mutex
-	clients   map[string][]string // client_id → redirect URIs
-	codes     map[string]grant
-	access    map[string]bool
-	refresh   map[string]bool
-	expiresIn int
-
-	registrations, exchanges, refreshes, pkceFailures int
-}
-
-type grant struct{ client, redirect, challenge string }
-
-func newAuthServer(t testing.TB) *authServer {
-	a := &authServer{t: t, clients: map[string][]string{}, codes: map[string]grant{},
-		access: map[string]bool{}, refresh: map[string]bool{}, expiresIn: 3600}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
-	mux.HandleFunc("POST /register", a.register)
-	mux.HandleFunc("GET /authorize", a.authorize)
-	mux.HandleFunc("POST /token", a.token)
-	a.srv = httptest.NewServer(mux)
-	t.Cleanup(a.srv.Close)
-	return a
-}
-
-func (a *authServer) metadata(w http.ResponseWriter, r *http.Request) {
-	u := a.srv.URL
-	writeJSONResp(w, http.StatusOK, map[string]any{
-		"issuer": u, "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
-		"registration_endpoint": u + "/register", "response_types_supported": []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none"},
-	})
-}
-
-func (a *authServer) register(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		RedirectURIs []string `json:"redirect_uris"`
-	}
-	if json.NewDecoder(r.Body).Decode(&req) != nil || len(req.RedirectURIs) == 0 || !strings.HasPrefix(req.RedirectURIs[0], "http://127.0.0.1:") {
-		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_redirect_uri"})
-		return
-	}
-	id := randomString()
-	a.mu.Lock()
-	a.clients[id] = req.RedirectURIs
-	a.registrations++
-	a.mu.Unlock()
-	writeJSONResp(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": req.RedirectURIs, "token_endpoint_auth_method": "none"})
-}
-
-// authorize approves at once: the test's "browser" is the user.
-func (a *authServer) authorize(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	uris := a.clients[q.Get("client_id")]
-	if q.Get("response_type") != "code" || len(uris) == 0 || uris[0] != q.Get("redirect_uri") ||
-		q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
-		http.Error(w, "bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
-		return
-	}
-	code := randomString()
-	a.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
-	back := q.Get("redirect_uri") + "?" + url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
-	http.Redirect(w, r, back, http.StatusFound)
-}
-
-func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
-	r.ParseForm()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch r.Form.Get("grant_type") {
-	case "authorization_code":
-		g, ok := a.codes[r.Form.Get("code")]
-		delete(a.codes, r.Form.Get("code"))
-		if !ok || g.client != r.Form.Get("client_id") || g.redirect != r.Form.Get("redirect_uri") {
-			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
-			return
-		}
-		sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
-		if base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
-			a.pkceFailures++
-			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "PKCE verification failed"})
-			return
-		}
-		a.exchanges++
-	case "refresh_token":
-		if !a.refresh[r.Form.Get("refresh_token")] {
-			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
-			return
-		}
-		delete(a.refresh, r.Form.Get("refresh_token")) // rotation
-		a.refreshes++
-	default:
-		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
-		return
-	}
-	at, rt := randomString(), randomString()
-	a.access[at], a.refresh[rt] = true, true
-	writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "bearer", "refresh_token": rt, "expires_in": a.expiresIn})
-}
-
-func (a *authServer) valid(token string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.access[token]
-}
-
-// revokeAccess invalidates every access token (refresh tokens stay).
-func (a *authServer) revokeAccess() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.access = map[string]bool{}
-}
-
-func (a *authServer) revokeAll() {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.access, a.refresh = map[string]bool{}, map[string]bool{}
-}
-
-func (a *authServer) counts() (reg, exch, refr, pkce int) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.registrations, a.exchanges, a.refreshes, a.pkceFailures
-}
-
-func writeJSONResp(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
-
-func randomString() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// startProtectedServer runs an MCP server (mcp-go's streamable HTTP server
-// with an echo tool) that requires a bearer token the authorization
-// server issued: without one it answers 401 with a WWW-Authenticate
-// challenge naming its protected resource metadata (RFC 9728).
-func startProtectedServer(t testing.TB, as *authServer) string {
-	s := mcpserver.NewMCPServer("secure", "1", mcpserver.WithToolCapabilities(false))
-	s.AddTool(mcpproto.NewTool("echo", mcpproto.WithString("text", mcpproto.Required())),
-		func(ctx context.Context, req mcpproto.CallToolRequest) (*mcpproto.CallToolResult, error) {
-			return mcpproto.NewToolResultText(req.GetString("text", "")), nil
-		})
-	streamable := mcpserver.NewStreamableHTTPServer(s)
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	prm := srv.URL + "/.well-known/oauth-protected-resource/mcp"
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + "/mcp", "authorization_servers": []string{as.srv.URL}})
-	})
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !as.valid(token) {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+prm+`"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		streamable.ServeHTTP(w, r)
-	})
-	return srv.URL + "/mcp"
-}
-
-// browser is the user's browser: it fetches the authorization URL and
-// follows the redirect back to ollm's loopback callback. tamper, when
-// set, changes the URL first.
-type browser struct {
-	tamper func(url.Values)
-	mu     sync.Mutex
-	pages  []string
-	opened []string
-}
-
-func (b *browser) open(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	if b.tamper != nil {
-		q := u.Query()
-		b.tamper(q)
-		u.RawQuery = q.Encode()
-	}
-	resp, err := http.Get(u.String())
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	page, _ := io.ReadAll(resp.Body)
-	b.mu.Lock()
-	b.opened = append(b.opened, raw)
-	b.pages = append(b.pages, resp.Request.URL.Host+" "+string(page))
-	b.mu.Unlock()
-	return nil
-}
 
 func secureSpec(u string) Spec {
 	return Spec{Name: "secure", Config: Config{Transport: TransportHTTP, URL: u, Enabled: true}}
@@ -257,22 +38,22 @@ func readRecord(t testing.TB, dir string) (tokenRecord, os.FileMode) {
 // browser login (discovery, registration, PKCE, loopback callback), the
 // tokens are stored 0600, and the server's tools work.
 func TestOAuthLoginThroughTheManager(t *testing.T) {
-	as := newAuthServer(t)
-	srvURL := startProtectedServer(t, as)
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedServer(t, as)
 	tokens := filepath.Join(t.TempDir(), "tokens")
-	b := &browser{}
-	m := startManager(t, []Spec{secureSpec(srvURL)}, Options{TokenDir: tokens, OpenURL: b.open})
+	b := &mcptest.Browser{}
+	m := startManager(t, []Spec{secureSpec(srvURL)}, Options{TokenDir: tokens, OpenURL: b.Open})
 	if st := statusOf(m, "secure"); st.State != StateReady {
 		t.Fatalf("%+v", st)
 	}
 	if res := run(t, mustLookup(t, m, "echo"), `{"text":"behind oauth"}`, nil); res.ForModel != "behind oauth" {
 		t.Fatalf("%+v", res)
 	}
-	if len(b.opened) != 1 || !strings.Contains(b.opened[0], "code_challenge_method=S256") || !strings.Contains(b.pages[0], "logged in to the MCP server secure") {
-		t.Errorf("browser: %q %q", b.opened, b.pages)
+	if opened := b.Opened(); len(opened) != 1 || !strings.Contains(opened[0], "code_challenge_method=S256") || !strings.Contains(b.Pages()[0], "logged in to the MCP server secure") {
+		t.Errorf("browser: %q %q", b.Opened(), b.Pages())
 	}
-	if !strings.HasPrefix(b.pages[0], "127.0.0.1:") {
-		t.Errorf("the callback was not on 127.0.0.1: %q", b.pages[0])
+	if !strings.HasPrefix(b.Pages()[0], "127.0.0.1:") {
+		t.Errorf("the callback was not on 127.0.0.1: %q", b.Pages()[0])
 	}
 	rec, mode := readRecord(t, tokens)
 	if mode != 0o600 || rec.URL != srvURL || rec.ClientID == "" || rec.Token.RefreshToken == "" || !strings.HasPrefix(rec.RedirectURI, "http://127.0.0.1:") {
@@ -281,7 +62,7 @@ func TestOAuthLoginThroughTheManager(t *testing.T) {
 	if fi, err := os.Stat(tokens); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("token directory: %v %v", fi.Mode(), err)
 	}
-	if reg, exch, refr, pkce := as.counts(); reg != 1 || exch != 1 || refr != 0 || pkce != 0 {
+	if reg, exch, refr, pkce := as.Counts(); reg != 1 || exch != 1 || refr != 0 || pkce != 0 {
 		t.Errorf("registrations %d exchanges %d refreshes %d pkce failures %d", reg, exch, refr, pkce)
 	}
 }
@@ -289,8 +70,8 @@ func TestOAuthLoginThroughTheManager(t *testing.T) {
 // TestOAuthHeadlessNeedsLogin: with no way to open a browser the server
 // fails with an error that names it and the command to run.
 func TestOAuthHeadlessNeedsLogin(t *testing.T) {
-	as := newAuthServer(t)
-	srvURL := startProtectedServer(t, as)
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedServer(t, as)
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	m := startManager(t, []Spec{secureSpec(srvURL)}, Options{TokenDir: tokens})
 	st := statusOf(m, "secure")
@@ -308,10 +89,10 @@ func TestOAuthHeadlessNeedsLogin(t *testing.T) {
 // server refuses (401) is refreshed and the call retried, and once the
 // refresh token is gone too the call says to log in again.
 func TestOAuthRefresh(t *testing.T) {
-	as := newAuthServer(t)
-	srvURL := startProtectedServer(t, as)
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedServer(t, as)
 	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: (&browser{}).open}); err != nil {
+	if err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: (&mcptest.Browser{}).Open}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := readRecord(t, tokens)
@@ -326,19 +107,19 @@ func TestOAuthRefresh(t *testing.T) {
 		t.Fatalf("after expiry: %+v", st)
 	}
 	rec, mode := readRecord(t, tokens)
-	if _, _, refr, _ := as.counts(); refr != 1 || rec.Token.AccessToken == first || mode != 0o600 || time.Until(rec.Token.ExpiresAt) < time.Hour-time.Minute {
+	if _, _, refr, _ := as.Counts(); refr != 1 || rec.Token.AccessToken == first || mode != 0o600 || time.Until(rec.Token.ExpiresAt) < time.Hour-time.Minute {
 		t.Fatalf("refreshes %d, token %+v, mode %o", refr, rec.Token, mode)
 	}
 
-	as.revokeAccess() // the server now refuses the token: 401
+	as.RevokeAccess() // the server now refuses the token: 401
 	if res := run(t, mustLookup(t, m, "echo"), `{"text":"after a 401"}`, nil); res.ForModel != "after a 401" {
 		t.Fatalf("after a 401: %+v", res)
 	}
-	if _, _, refr, _ := as.counts(); refr != 2 {
+	if _, _, refr, _ := as.Counts(); refr != 2 {
 		t.Errorf("refreshes %d after the 401, want 2", refr)
 	}
 
-	as.revokeAll()
+	as.RevokeAll()
 	res := run(t, mustLookup(t, m, "echo"), `{"text":"x"}`, nil)
 	if res.Error == nil || !strings.Contains(res.Error.Message, "ollm mcp login secure") {
 		t.Errorf("with every token revoked: %+v", res)
@@ -348,30 +129,30 @@ func TestOAuthRefresh(t *testing.T) {
 // TestOAuthTamperedStateIsRejected: a callback whose state is not the one
 // ollm sent stores nothing and the code is never exchanged.
 func TestOAuthTamperedStateIsRejected(t *testing.T) {
-	as := newAuthServer(t)
-	srvURL := startProtectedServer(t, as)
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedServer(t, as)
 	tokens := filepath.Join(t.TempDir(), "tokens")
-	b := &browser{tamper: func(q url.Values) { q.Set("state", "forged-"+q.Get("state")) }}
-	err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: b.open})
+	b := &mcptest.Browser{Tamper: func(q url.Values) { q.Set("state", "forged-"+q.Get("state")) }}
+	err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: b.Open})
 	if err == nil || !strings.Contains(err.Error(), "state is not the one ollm sent") || !strings.Contains(err.Error(), `MCP server "secure"`) {
 		t.Fatalf("err %v", err)
 	}
-	if _, exch, _, _ := as.counts(); exch != 0 {
+	if _, exch, _, _ := as.Counts(); exch != 0 {
 		t.Errorf("%d code exchanges", exch)
 	}
 	if _, err := os.Stat(tokenPath(tokens, "secure")); !os.IsNotExist(err) {
 		t.Errorf("token file written: %v", err)
 	}
-	if !strings.Contains(b.pages[0], "could not log in") {
-		t.Errorf("browser page %q", b.pages[0])
+	if !strings.Contains(b.Pages()[0], "could not log in") {
+		t.Errorf("browser page %q", b.Pages()[0])
 	}
 }
 
 func TestOAuthLogout(t *testing.T) {
-	as := newAuthServer(t)
-	srvURL := startProtectedServer(t, as)
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedServer(t, as)
 	tokens := filepath.Join(t.TempDir(), "tokens")
-	if err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: (&browser{}).open}); err != nil {
+	if err := Login(context.Background(), secureSpec(srvURL), LoginOptions{TokenDir: tokens, OpenURL: (&mcptest.Browser{}).Open}); err != nil {
 		t.Fatal(err)
 	}
 	if had, err := Logout(tokens, "secure"); !had || err != nil {
@@ -388,11 +169,11 @@ func TestOAuthLogout(t *testing.T) {
 
 func TestLoginRefusesServersWithoutOAuth(t *testing.T) {
 	err := Login(context.Background(), Spec{Name: "open", Config: Config{Transport: TransportHTTP, URL: startHTTPFault(t, false) + "/mcp"}},
-		LoginOptions{TokenDir: t.TempDir(), OpenURL: (&browser{}).open})
+		LoginOptions{TokenDir: t.TempDir(), OpenURL: (&mcptest.Browser{}).Open})
 	if err == nil || !strings.Contains(err.Error(), "does not ask for an OAuth login") {
 		t.Errorf("err %v", err)
 	}
-	err = Login(context.Background(), Spec{Name: "local", Config: Config{Command: "x"}}, LoginOptions{OpenURL: (&browser{}).open})
+	err = Login(context.Background(), Spec{Name: "local", Config: Config{Command: "x"}}, LoginOptions{OpenURL: (&mcptest.Browser{}).Open})
 	if err == nil || !strings.Contains(err.Error(), "stdio") {
 		t.Errorf("stdio: %v", err)
 	}

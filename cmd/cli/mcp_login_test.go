@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/mcp/mcptest"
+)
+
+// TestMCPLoginLogout drives login, list and logout against an MCP server
+// that requires OAuth (a loopback authorization server and an mcp-go
+// server from mcptest), with a test browser standing in for the user's.
+func TestMCPLoginLogout(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	url := mcptest.StartProtectedServer(t, as)
+	home, ws := t.TempDir(), t.TempDir()
+	profile := "mcp: servers: {\n\tsecure: {transport: \"http\", url: \"" + url + "\"}\n\tlocal: {command: \"true\"}\n}\n"
+	if err := os.WriteFile(filepath.Join(home, "profile.cue"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return home
+		}
+		return ""
+	}, Environ: os.Environ, Getwd: func() (string, error) { return ws, nil }, Now: time.Now}
+
+	// Without a terminal, list says how to log in.
+	lo := newMCPOptions(f)
+	if err := mcpListRun(lo); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "ollm mcp login secure") {
+		t.Fatalf("list before login:\n%s", out)
+	}
+
+	// login prints the page and starts the browser when a terminal is there.
+	b := &mcptest.Browser{}
+	io.StdinTTY = true
+	o := newMCPLoginOptions(f)
+	o.OpenURL, o.Name, o.Timeout = browserOpener(io, b.Open), "secure", time.Minute
+	out.Reset()
+	if err := mcpLoginRun(o); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	tokenFile := filepath.Join(home, "tokens", "secure.json")
+	if !strings.Contains(out.String(), "logged in to MCP server secure; tokens stored in "+tokenFile) ||
+		!strings.Contains(errOut.String(), "To authorize ollm, open this page:\n\n  "+as.URL()+"/authorize?") || len(b.Opened()) != 1 {
+		t.Fatalf("stdout %q\nstderr %q", out, errOut)
+	}
+	if fi, err := os.Stat(tokenFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", fi, err)
+	}
+
+	io.StdinTTY = false
+	out.Reset()
+	if err := mcpListRun(newMCPOptions(f)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "secure  ready") {
+		t.Errorf("list after login:\n%s", out)
+	}
+
+	o.Name = "local"
+	var fe *FlagError
+	if err := mcpLoginRun(o); !errors.As(err, &fe) || !strings.Contains(err.Error(), "stdio") {
+		t.Errorf("login to a stdio server: %v", err)
+	}
+	o.Name = "nosuch"
+	if err := mcpLoginRun(o); !errors.As(err, &fe) || !strings.Contains(err.Error(), `no MCP server "nosuch"`) {
+		t.Errorf("login to an unknown server: %v", err)
+	}
+
+	o.Name = "secure"
+	out.Reset()
+	if err := mcpLogoutRun(o); err != nil || !strings.Contains(out.String(), "logged out of MCP server secure") {
+		t.Fatalf("logout: %v %q", err, out)
+	}
+	if _, err := os.Stat(tokenFile); !os.IsNotExist(err) {
+		t.Errorf("token file after logout: %v", err)
+	}
+	out.Reset()
+	if err := mcpLogoutRun(o); err != nil || !strings.Contains(out.String(), "no tokens stored for MCP server secure") {
+		t.Errorf("second logout: %v %q", err, out)
+	}
+	if p := mcp.TokenPath(filepath.Join(home, "tokens"), "secure"); p != tokenFile {
+		t.Errorf("TokenPath %s", p)
+	}
+}
