@@ -67,6 +67,25 @@ func TestOAuthLoginThroughTheManager(t *testing.T) {
 	}
 }
 
+// TestOAuthOverSSE: the same login and token over the older SSE transport,
+// where the GET stream and the message endpoint both need the token.
+func TestOAuthOverSSE(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	srvURL := mcptest.StartProtectedSSEServer(t, as)
+	spec := Spec{Name: "secure", Config: Config{Transport: TransportSSE, URL: srvURL, Enabled: true}}
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	m := startManager(t, []Spec{spec}, Options{TokenDir: tokens, OpenURL: (&mcptest.Browser{}).Open})
+	if st := statusOf(m, "secure"); st.State != StateReady {
+		t.Fatalf("%+v", st)
+	}
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"sse behind oauth"}`, nil); res.ForModel != "sse behind oauth" {
+		t.Fatalf("%+v", res)
+	}
+	if _, mode := readRecord(t, tokens); mode != 0o600 {
+		t.Errorf("mode %o", mode)
+	}
+}
+
 // TestOAuthHeadlessNeedsLogin: with no way to open a browser the server
 // fails with an error that names it and the command to run.
 func TestOAuthHeadlessNeedsLogin(t *testing.T) {

@@ -172,29 +172,52 @@ func randomString() string {
 // server issued: without one it answers 401 with a WWW-Authenticate
 // challenge naming its protected resource metadata (RFC 9728).
 func StartProtectedServer(t testing.TB, as *AuthServer) string {
+	return startProtected(t, as, false)
+}
+
+// StartProtectedSSEServer is StartProtectedServer over the older SSE
+// transport: its URL ends in /sse and the message endpoint requires the
+// token too.
+func StartProtectedSSEServer(t testing.TB, as *AuthServer) string {
+	return startProtected(t, as, true)
+}
+
+func startProtected(t testing.TB, as *AuthServer, sse bool) string {
 	s := server.NewMCPServer("secure", "1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(req.GetString("text", "")), nil
 		})
-	streamable := server.NewStreamableHTTPServer(s)
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	prm := srv.URL + "/.well-known/oauth-protected-resource/mcp"
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + "/mcp", "authorization_servers": []string{as.srv.URL}})
+	path, handlers := "/mcp", map[string]http.Handler{"/mcp": server.NewStreamableHTTPServer(s)}
+	if sse {
+		ss := server.NewSSEServer(s, server.WithBaseURL(srv.URL))
+		path, handlers = "/sse", map[string]http.Handler{"/sse": ss.SSEHandler(), "/message": ss.MessageHandler()}
+	}
+	prm := srv.URL + "/.well-known/oauth-protected-resource" + path
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
+		writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + path, "authorization_servers": []string{as.srv.URL}})
 	})
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	for p, h := range handlers {
+		mux.Handle(p, as.require(prm, h))
+	}
+	return srv.URL + path
+}
+
+// require lets through requests with a valid bearer token; others get 401
+// and a challenge naming the protected resource metadata at prm.
+func (a *AuthServer) require(prm string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !as.Valid(token) {
+		if !ok || !a.Valid(token) {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+prm+`"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		streamable.ServeHTTP(w, r)
+		next.ServeHTTP(w, r)
 	})
-	return srv.URL + "/mcp"
 }
 
 // Browser is the user's browser: it fetches the authorization URL and
