@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -78,7 +79,8 @@ func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, onList
 }
 
 func (s Spec) vars(opts *Options) map[string]string {
-	v := map[string]string{}
+	// ${/} and ${pathSeparator} are Gemini CLI's, for imported extensions.
+	v := map[string]string{"/": string(filepath.Separator), "pathSeparator": string(filepath.Separator)}
 	if s.Dir != "" {
 		v["extensionPath"] = s.Dir
 	}
