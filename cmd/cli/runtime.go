@@ -56,6 +56,8 @@ type Runtime struct {
 	ctx    context.Context // ends with Close: background MCP prompt loading
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	bgMu   sync.Mutex // guards closed and wg.Add
+	closed bool
 	// wsTrusted says whether workspace MCP servers may start without a
 	// per-server approval (workspace approved, or hooks.trustWorkspace).
 	wsTrusted    atomic.Bool
@@ -390,10 +392,21 @@ func (rt *Runtime) mcpEvent(m *mcp.Manager, ev mcp.Event) {
 		rt.mu.Unlock()
 		return
 	}
+	rt.background(func() { rt.addPrompts(rt.ctx, m) })
+}
+
+// background runs fn in a goroutine Close waits for; after Close it does
+// nothing.
+func (rt *Runtime) background(fn func()) {
+	rt.bgMu.Lock()
+	defer rt.bgMu.Unlock()
+	if rt.closed {
+		return
+	}
 	rt.wg.Add(1)
 	go func() {
 		defer rt.wg.Done()
-		rt.addPrompts(rt.ctx, m)
+		fn()
 	}()
 }
 
@@ -876,6 +889,9 @@ func (rt *Runtime) count(st *ReloadStats) {
 
 // Close stops everything the runtime started.
 func (rt *Runtime) Close() error {
+	rt.bgMu.Lock()
+	rt.closed = true
+	rt.bgMu.Unlock()
 	if rt.cancel != nil {
 		rt.cancel()
 	}
