@@ -157,10 +157,12 @@ hooks: definitions: [`+e.logHook("user-hook", "before_agent")+`]
 `)
 	e.write(filepath.Join(e.home, "skills", "tidy", "SKILL.md"), "---\nname: tidy\ndescription: tidy up\n---\nTidy {path}.\n")
 
+	began := time.Now()
 	st, err := reloadSession(ctx, rt, s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("reload bringing in one extension with a server-everything MCP server: %s", time.Since(began))
 	if st.Ext.Loaded != 1 || st.Ext.Ready != 1 || st.Ext.Failed != 0 || st.Stopped != 0 || len(st.Errors) != 0 {
 		t.Fatalf("reload stats = %+v", st)
 	}
@@ -190,10 +192,12 @@ hooks: definitions: [`+e.logHook("user-hook", "before_agent")+`]
 	if err := os.RemoveAll(filepath.Join(exts, "greeter")); err != nil {
 		t.Fatal(err)
 	}
+	began = time.Now()
 	st, err = reloadSession(ctx, rt, s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("reload stopping that extension and its server: %s", time.Since(began))
 	if st.Ext.Stopped != 1 || st.Ext.Loaded != 0 || st.Hooks != 1 {
 		t.Fatalf("second reload = %s", st)
 	}
