@@ -353,6 +353,9 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	if t := g.Profile.MCP.ConnectionTimeout; t > 0 {
 		o.ConnectionTimeout = time.Duration(t) * time.Millisecond
 	}
+	// OAuth: stored tokens are sent and refreshed; a login needs a terminal,
+	// headless runs say to run `ollm mcp login <server>`.
+	mcpAuth(&o, rt.Home, rt.f.IO)
 	return o
 }
 
