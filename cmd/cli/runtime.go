@@ -729,6 +729,7 @@ func (rt *Runtime) AgentConfig() agent.Config {
 		Hooks: runtimeHooks{rt}, Policy: rt.Policy(), Bus: rt.Bus, SessionID: rt.SessionID, Cwd: rt.Workspace.Root,
 		MaxTurns: g.Profile.Agent.MaxTurns, ContextWindow: model.ContextWindow,
 		OnAlwaysAllow: rt.saveAlwaysAllow,
+		System:        systemPrompt(rt.Workspace.Root, rt.Ext.List()),
 	}
 }
 
