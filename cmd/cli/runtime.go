@@ -356,6 +356,8 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	// OAuth: stored tokens are sent and refreshed; a login needs a terminal,
 	// headless runs say to run `ollm mcp login <server>`.
 	mcpAuth(&o, rt.Home, rt.f.IO)
+	// Elicitation and sampling are asked through the confirmation bus.
+	rt.mcpRequests(&o)
 	return o
 }
 

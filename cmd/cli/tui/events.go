@@ -61,6 +61,15 @@ type ConfirmRequested struct {
 	Details policy.Details
 }
 
+// Confirmations that are not tool calls carry these names as
+// Details.Tool (no tool can be named so): an MCP server asking the user
+// for input, whose typed answer becomes the response's Feedback, and an
+// MCP server asking to use the session's model.
+const (
+	ElicitTool = "mcp/elicitation"
+	SampleTool = "mcp/sampling"
+)
+
 // ConfirmResolved says a request was answered elsewhere or withdrawn.
 type ConfirmResolved struct {
 	ID     string
