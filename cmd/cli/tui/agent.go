@@ -302,11 +302,11 @@ func (r *AgentRuntime) Cancel() {
 }
 
 // Answer implements Runtime.
-func (r *AgentRuntime) Answer(id string, a bus.Answer) error {
+func (r *AgentRuntime) Answer(id string, a bus.Answer, feedback string) error {
 	if r.opt.Bus == nil {
 		return errors.New("no confirmation bus")
 	}
-	return r.opt.Bus.Respond(bus.Response{ID: id, Answer: a})
+	return r.opt.Bus.Respond(bus.Response{ID: id, Answer: a, Feedback: feedback})
 }
 
 // Approve implements Runtime.

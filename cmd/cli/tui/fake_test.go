@@ -12,8 +12,9 @@ import (
 )
 
 type answer struct {
-	id string
-	a  bus.Answer
+	id       string
+	a        bus.Answer
+	feedback string
 }
 
 type approval struct {
@@ -41,8 +42,8 @@ func newFake() *fakeRuntime {
 func (f *fakeRuntime) Submit(p string) error { f.prompts = append(f.prompts, p); return nil }
 func (f *fakeRuntime) Cancel()               { f.cancels++ }
 func (f *fakeRuntime) Events() <-chan Event  { return f.events }
-func (f *fakeRuntime) Answer(id string, a bus.Answer) error {
-	f.answers = append(f.answers, answer{id, a})
+func (f *fakeRuntime) Answer(id string, a bus.Answer, feedback string) error {
+	f.answers = append(f.answers, answer{id, a, feedback})
 	return nil
 }
 func (f *fakeRuntime) Approve(id string, ok bool) error {

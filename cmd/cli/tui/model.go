@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ollm/ollm/core/bus"
@@ -53,6 +54,7 @@ type Model struct {
 	scroll  int // rows scrolled up from the bottom
 	busy    bool
 	confirm []ConfirmRequested // queue; the first is shown
+	answer  textinput.Model    // the typed answer to an elicitation
 	approve []Approval         // start-of-session approvals; the first is asked
 	status  Status
 	ctrlC   bool // a Ctrl-C while idle; a second one quits
@@ -78,7 +80,12 @@ func New(rt Runtime, o Options) *Model {
 	ta.SetHeight(3)
 	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
 	ta.Focus()
-	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta}
+	ans := textinput.New()
+	ans.Prompt = "answer> "
+	ans.Placeholder = "type the answer; Enter sends, Esc declines"
+	ans.CharLimit = 0
+	ans.Focus()
+	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta, answer: ans}
 	m.status = rt.Status()
 	m.resize(o.Width, o.Height)
 	return m
@@ -235,6 +242,9 @@ func (m *Model) handle(ev Event) {
 	case ConfirmResolved:
 		for i, c := range m.confirm {
 			if c.ID == e.ID {
+				if i == 0 {
+					m.answer.Reset()
+				}
 				m.confirm = append(m.confirm[:i], m.confirm[i+1:]...)
 				msg := "confirmation " + e.Answer
 				if e.Reason != "" {
@@ -424,6 +434,14 @@ func (m *Model) submit() tea.Cmd {
 
 func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	c := m.confirm[0]
+	switch c.Details.Tool {
+	case ElicitTool:
+		return m.elicitKey(k)
+	case SampleTool:
+		if k.String() == "a" || k.String() == "2" {
+			return nil, true // "always" means nothing for a server's request
+		}
+	}
 	var a bus.Answer
 	switch {
 	case k.Type == tea.KeyCtrlC:
@@ -446,8 +464,44 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	default:
 		return nil, true // the dialog has the keyboard
 	}
+	m.answerConfirm(a, "")
+	return nil, true
+}
+
+// elicitKey types into the answer of an MCP server's request for input:
+// Enter sends it, Esc declines, Ctrl-C declines and cancels the turn.
+func (m *Model) elicitKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	switch k.Type {
+	case tea.KeyEnter:
+		m.answerConfirm(bus.AllowOnce, m.answer.Value())
+		return nil, true
+	case tea.KeyEsc:
+		m.answerConfirm(bus.Deny, "")
+		return nil, true
+	case tea.KeyCtrlC:
+		if m.busy {
+			m.rt.Cancel()
+		}
+		m.answerConfirm(bus.Deny, "")
+		return nil, true
+	case tea.KeyPgUp:
+		m.scrollBy(m.bodyH / 2)
+		return nil, true
+	case tea.KeyPgDown:
+		m.scrollBy(-m.bodyH / 2)
+		return nil, true
+	}
+	var cmd tea.Cmd
+	m.answer, cmd = m.answer.Update(k)
+	return cmd, true
+}
+
+// answerConfirm answers the request shown with a and feedback.
+func (m *Model) answerConfirm(a bus.Answer, feedback string) {
+	c := m.confirm[0]
 	m.confirm = m.confirm[1:]
-	if err := m.rt.Answer(c.ID, a); err != nil {
+	m.answer.Reset()
+	if err := m.rt.Answer(c.ID, a, feedback); err != nil {
 		m.info("error", err.Error())
 	}
 	if c.CallID != "" {
@@ -460,8 +514,22 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 			m.uncache(cd)
 		}
 	}
-	m.info("info", fmt.Sprintf("%s: %s", c.Details.Tool, answerLabel(a)))
-	return nil, true
+	switch c.Details.Tool {
+	case ElicitTool:
+		verb := "answered"
+		if a == bus.Deny {
+			verb = "declined"
+		}
+		m.info("info", fmt.Sprintf("%s: %s", c.Details.Reason, verb))
+	case SampleTool:
+		verb := "allowed"
+		if a == bus.Deny {
+			verb = "denied"
+		}
+		m.info("info", fmt.Sprintf("%s: %s", c.Details.Reason, verb))
+	default:
+		m.info("info", fmt.Sprintf("%s: %s", c.Details.Tool, answerLabel(a)))
+	}
 }
 
 func answerLabel(a bus.Answer) string {

@@ -140,7 +140,7 @@ func TestConfirmDialogAllowAlways(t *testing.T) {
 		t.Fatalf("answers %v input %q", f.answers, m.input.Value())
 	}
 	send(m, runeKey('a'))
-	if len(f.answers) != 1 || f.answers[0] != (answer{"req-1", bus.AllowAlways}) {
+	if len(f.answers) != 1 || f.answers[0] != (answer{"req-1", bus.AllowAlways, ""}) {
 		t.Fatalf("answers = %v", f.answers)
 	}
 	v = plain(m)
@@ -153,7 +153,7 @@ func TestConfirmDialogShowsArgsWithoutDiff(t *testing.T) {
 	send(m, ConfirmRequested{ID: "r", Details: policy.Details{Tool: "fetch", Params: json.RawMessage(`{"url":"http://x.test/a"}`)}})
 	mustContain(t, plain(m), `"url": "http://x.test/a"`)
 	send(m, runeKey('y'))
-	if f.answers[0] != (answer{"r", bus.AllowOnce}) {
+	if f.answers[0] != (answer{"r", bus.AllowOnce, ""}) {
 		t.Fatalf("answers = %v", f.answers)
 	}
 }
@@ -167,7 +167,7 @@ func TestConfirmDenyMarksCardAndQueues(t *testing.T) {
 	send(m, runeKey('n'))
 	mustContain(t, plain(m), "⊘ denied", "Allow write_file?")
 	send(m, key(tea.KeyEsc))
-	want := []answer{{"req-1", bus.Deny}, {"req-2", bus.Deny}}
+	want := []answer{{"req-1", bus.Deny, ""}, {"req-2", bus.Deny, ""}}
 	if len(f.answers) != 2 || f.answers[0] != want[0] || f.answers[1] != want[1] {
 		t.Fatalf("answers = %v", f.answers)
 	}

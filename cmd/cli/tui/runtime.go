@@ -13,8 +13,9 @@ type Runtime interface {
 	Cancel()
 	// Events delivers what the session does; it is closed when the session ends.
 	Events() <-chan Event
-	// Answer answers the confirmation request id.
-	Answer(id string, a bus.Answer) error
+	// Answer answers the confirmation request id; feedback is the text
+	// typed with it (an elicitation's answer).
+	Answer(id string, a bus.Answer, feedback string) error
 	// Approve records the user's choice for a start-of-session approval
 	// (an untrusted hook or a workspace MCP server): ok false skips it.
 	Approve(id string, ok bool) error

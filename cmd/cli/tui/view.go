@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -254,6 +255,12 @@ func (m *Model) dialog() string {
 }
 
 func (m *Model) confirmView(c ConfirmRequested) string {
+	switch c.Details.Tool {
+	case ElicitTool:
+		return m.elicitView(c)
+	case SampleTool:
+		return m.sampleView(c)
+	}
 	d := c.Details
 	w := m.width - 4
 	var b strings.Builder
@@ -298,6 +305,146 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 		b.WriteString(clipLines(out.String(), room, w-2) + "\n")
 	}
 	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[y] allow once   [a] allow always   [n] deny"))
+	return stDialog.Width(w).Render(b.String())
+}
+
+// elicitView shows an MCP server's request for input: its message, the
+// fields it asks for and the line the answer is typed on.
+func (m *Model) elicitView(c ConfirmRequested) string {
+	d := c.Details
+	w := m.width - 4
+	var p struct {
+		Server  string          `json:"server"`
+		Message string          `json:"message"`
+		URL     string          `json:"url"`
+		Schema  json.RawMessage `json:"schema"`
+	}
+	_ = json.Unmarshal(d.Params, &p)
+	var b strings.Builder
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render(fmt.Sprintf("MCP server %q asks for input", p.Server)))
+	if len(m.confirm) > 1 {
+		b.WriteString(stDim.Render(fmt.Sprintf("  +%d more waiting", len(m.confirm)-1)))
+	}
+	b.WriteByte('\n')
+	if p.Message != "" {
+		b.WriteString(wordwrap.String(p.Message, w-2) + "\n")
+	}
+	if p.URL != "" {
+		b.WriteString("open: " + p.URL + "\n")
+	}
+	fields := schemaFields(p.Schema)
+	room := m.height*2/3 - lineCount(b.String()) - 8
+	if room < 3 {
+		room = 3
+	}
+	var lines []string
+	for _, f := range fields {
+		l := "  " + f.name + " (" + f.typ
+		if f.required {
+			l += ", required"
+		}
+		l += ")"
+		if f.desc != "" {
+			l += ": " + f.desc
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > 0 {
+		b.WriteString(stDim.Render(clipLines(strings.Join(lines, "\n"), room, w-2)) + "\n")
+	}
+	switch {
+	case p.URL != "":
+		b.WriteString(stDim.Render("Enter once done there; Esc declines") + "\n")
+	case len(fields) == 1:
+		b.WriteString(stDim.Render("type the "+fields[0].name) + "\n")
+	case len(fields) > 1:
+		b.WriteString(stDim.Render(wordwrap.String(`answer with a JSON object, e.g. {"`+fields[0].name+`": ...}`, w-2)) + "\n")
+	}
+	b.WriteString(m.answer.View() + "\n")
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[enter] send   [esc] decline"))
+	return stDialog.Width(w).Render(b.String())
+}
+
+// field is one property of an elicitation's requested schema.
+type field struct {
+	name, typ, desc string
+	required        bool
+}
+
+// schemaFields lists the properties of a requested schema in the order
+// the server wrote them.
+func schemaFields(raw json.RawMessage) []field {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(raw, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(s.Properties))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []field
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		name, _ := t.(string)
+		var p struct {
+			Type        string `json:"type"`
+			Title       string `json:"title"`
+			Description string `json:"description"`
+		}
+		if dec.Decode(&p) != nil {
+			return out
+		}
+		desc := p.Description
+		if desc == "" {
+			desc = p.Title
+		}
+		out = append(out, field{name: name, typ: p.Type, desc: desc, required: slices.Contains(s.Required, name)})
+	}
+	return out
+}
+
+// sampleView shows an MCP server's request to use the session's model:
+// the system prompt, the messages and the token limit.
+func (m *Model) sampleView(c ConfirmRequested) string {
+	d := c.Details
+	w := m.width - 4
+	var p struct {
+		Server       string `json:"server"`
+		SystemPrompt string `json:"systemPrompt"`
+		Messages     []struct {
+			Role string `json:"role"`
+			Text string `json:"text"`
+		} `json:"messages"`
+		MaxTokens int `json:"maxTokens"`
+	}
+	_ = json.Unmarshal(d.Params, &p)
+	var b strings.Builder
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render(fmt.Sprintf("Let MCP server %q use the model?", p.Server)))
+	b.WriteString(stDim.Render(fmt.Sprintf("  (at most %d tokens)", p.MaxTokens)))
+	if len(m.confirm) > 1 {
+		b.WriteString(stDim.Render(fmt.Sprintf("  +%d more waiting", len(m.confirm)-1)))
+	}
+	b.WriteByte('\n')
+	var body strings.Builder
+	if p.SystemPrompt != "" {
+		body.WriteString("system: " + p.SystemPrompt + "\n")
+	}
+	for _, msg := range p.Messages {
+		body.WriteString(msg.Role + ": " + msg.Text + "\n")
+	}
+	room := m.height*2/3 - lineCount(b.String()) - 6
+	if room < 4 {
+		room = 4
+	}
+	b.WriteString(clipLines(wordwrap.String(strings.TrimRight(body.String(), "\n"), w-2), room, w-2) + "\n")
+	b.WriteString(stDim.Render("the reply goes to the server, not into this conversation") + "\n")
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[y] allow   [n] deny"))
 	return stDialog.Width(w).Render(b.String())
 }
 
