@@ -592,7 +592,8 @@ func TestSessionCommandsThroughTheTUI(t *testing.T) {
 	}
 	submit("two")
 	req := e.srv.LastRequest()
-	if req.Model != "other-model" || len(req.Messages) != 3 {
+	// system prompt, one, the answer, two
+	if req.Model != "other-model" || len(req.Messages) != 4 || req.Messages[0].Role != "system" {
 		t.Fatalf("request after /model: model %q, %d messages", req.Model, len(req.Messages))
 	}
 
@@ -606,7 +607,8 @@ func TestSessionCommandsThroughTheTUI(t *testing.T) {
 		t.Fatalf("/clear notices = %q", notes)
 	}
 	submit("three")
-	if req := e.srv.LastRequest(); len(req.Messages) != 1 || req.Messages[0].Content != "three" {
+	// /clear keeps only the system prompt
+	if req := e.srv.LastRequest(); len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Content != "three" {
 		t.Fatalf("request after /clear = %+v", req.Messages)
 	}
 
