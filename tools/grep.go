@@ -109,9 +109,9 @@ func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParam
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			var local []grepHit
-			var scratch, buf []byte
+			var buf []byte
 			for f := range files {
-				local, buf = e.grepFile(f.abs, m, buf, &scratch, local, &total, &stored)
+				local, buf = e.grepFile(f.abs, m, buf, local, &total, &stored)
 			}
 			mu.Lock()
 			hits = append(hits, local...)
@@ -157,13 +157,13 @@ func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files ch
 
 // grepFile searches one file, reading it into buf, which it returns for
 // the next file.
-func (e *env) grepFile(abs string, m *matcher, buf []byte, scratch *[]byte, hits []grepHit, total, stored *atomic.Int64) ([]grepHit, []byte) {
+func (e *env) grepFile(abs string, m *matcher, buf []byte, hits []grepHit, total, stored *atomic.Int64) ([]grepHit, []byte) {
 	data, err := readInto(buf, abs)
 	if err != nil || IsBinary(data) {
 		return hits, data
 	}
 	shown := e.rel(abs)
-	m.search(data, scratch, func(line int, text []byte) {
+	m.search(data, func(line int, text []byte) {
 		total.Add(1)
 		if stored.Add(1) > maxStoredHits {
 			return

@@ -12,8 +12,8 @@ import (
 // a literal every match must contain is what keeps grep near ripgrep.
 type matcher struct {
 	re      *regexp.Regexp
-	literal []byte // every match contains it (lower-cased when fold); may be empty
-	fold    bool   // literal is compared case-insensitively (ASCII)
+	literal []byte      // every match contains it (lower-cased when fold); may be empty
+	fold    *foldFinder // set when literal is compared case-insensitively (ASCII)
 }
 
 func compileMatcher(pattern string, caseSensitive bool) (*matcher, error) {
@@ -29,7 +29,10 @@ func compileMatcher(pattern string, caseSensitive bool) (*matcher, error) {
 		if !isASCII(m.literal) {
 			m.literal = nil
 		}
-		m.literal, m.fold = bytes.ToLower(m.literal), true
+		m.literal = bytes.ToLower(m.literal)
+		if len(m.literal) > 0 {
+			m.fold = newFoldFinder(m.literal)
+		}
 	}
 	return m, nil
 }
@@ -67,25 +70,13 @@ func isASCII(b []byte) bool {
 }
 
 // search calls emit for each matching line of data with its 1-based number.
-// scratch, when not nil, is reused for the lower-cased copy a
-// case-insensitive search needs.
-func (m *matcher) search(data []byte, scratch *[]byte, emit func(line int, text []byte)) {
-	hay := data
-	if len(m.literal) > 0 {
-		if m.fold {
-			if scratch == nil {
-				scratch = new([]byte)
-			}
-			*scratch = lowerASCII((*scratch)[:0], data) // keeps byte offsets
-			hay = *scratch
-		}
-		if !bytes.Contains(hay, m.literal) {
-			return
-		}
+func (m *matcher) search(data []byte, emit func(line int, text []byte)) {
+	if len(m.literal) > 0 && m.indexLiteral(data) < 0 {
+		return
 	}
 	lines := lineCounter{data: data}
 	for pos := 0; pos < len(data); {
-		start, end, ok := m.next(data, hay, pos)
+		start, end, ok := m.next(data, pos)
 		if !ok {
 			return
 		}
@@ -96,7 +87,7 @@ func (m *matcher) search(data []byte, scratch *[]byte, emit func(line int, text 
 
 // next finds the next matching line at or after pos and returns its
 // bounds. With a literal, only lines holding it are tried, one at a time.
-func (m *matcher) next(data, hay []byte, pos int) (int, int, bool) {
+func (m *matcher) next(data []byte, pos int) (int, int, bool) {
 	for pos < len(data) {
 		if len(m.literal) == 0 {
 			loc := m.re.FindIndex(data[pos:])
@@ -106,7 +97,7 @@ func (m *matcher) next(data, hay []byte, pos int) (int, int, bool) {
 			at := pos + loc[0]
 			return max(lineStart(data, at), pos), lineEnd(data, at), true
 		}
-		i := bytes.Index(hay[pos:], m.literal)
+		i := m.indexLiteral(data[pos:])
 		if i < 0 {
 			return 0, 0, false
 		}
@@ -117,6 +108,15 @@ func (m *matcher) next(data, hay []byte, pos int) (int, int, bool) {
 		pos = end + 1
 	}
 	return 0, 0, false
+}
+
+// indexLiteral finds the required literal, case-insensitively when the
+// pattern is.
+func (m *matcher) indexLiteral(b []byte) int {
+	if m.fold != nil {
+		return m.fold.index(b)
+	}
+	return bytes.Index(b, m.literal)
 }
 
 func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
@@ -150,12 +150,3 @@ var lowerTable = func() (t [256]byte) {
 	}
 	return t
 }()
-
-// lowerASCII appends src with ASCII letters lower-cased to dst.
-func lowerASCII(dst, src []byte) []byte {
-	dst = append(dst, src...)
-	for i, c := range dst {
-		dst[i] = lowerTable[c]
-	}
-	return dst
-}

@@ -127,6 +127,9 @@ func TestMatcherLines(t *testing.T) {
 		{"last", true, "5"},
 		{"x*", true, "1,2,3,4,5"},
 		{"qux (foo)+", true, "4"},
+		{"QUX FOO", false, "4"},
+		{"Ba[RZ]", false, "1,2"},
+		{"^FOO", false, "1,3"},
 	}
 	for _, tt := range tests {
 		m, err := compileMatcher(tt.pattern, tt.cs)
@@ -134,7 +137,7 @@ func TestMatcherLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines []string
-		m.search(data, nil, func(n int, _ []byte) { lines = append(lines, strconv.Itoa(n)) })
+		m.search(data, func(n int, _ []byte) { lines = append(lines, strconv.Itoa(n)) })
 		if got := strings.Join(lines, ","); got != tt.want {
 			t.Errorf("%q (caseSensitive %v): lines %s, want %s", tt.pattern, tt.cs, got, tt.want)
 		}
