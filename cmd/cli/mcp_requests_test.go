@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -217,6 +218,40 @@ func TestElicitContent(t *testing.T) {
 		}
 		if err != nil || !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s %q = %#v, %v; want %#v", c.schema, c.answer, got, err, c.want)
+		}
+	}
+}
+
+// Issue 5: the prompts of an extension's own MCP servers are skills like
+// the profile servers' prompts, and go with the extension.
+func TestExtensionMCPPromptsAreSkills(t *testing.T) {
+	e := newSessionEnv(t)
+	exts := filepath.Join(e.home, "extensions")
+	e.extension(exts, "greeter", `, "mcpServers": {"every": {"command": "node", "args": ["`+everythingScript(t)+`", "stdio"]}}`)
+	rt := e.runtime(RuntimeOptions{})
+	var found bool
+	for _, x := range rt.Skills.List() {
+		if x.Extension == "greeter" && x.Skill.Name == "args-prompt" && x.Source == "mcp" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the extension server's args-prompt is not a skill: %+v", rt.Skills.List())
+	}
+	got, err := rt.Skills.Render("greeter:args-prompt", map[string]string{"city": "Lyon", "state": "Rhone"})
+	if err != nil || got != "What's weather in Lyon, Rhone?" {
+		t.Fatalf("render = %q, %v", got, err)
+	}
+	s := e.session(rt)
+	if err := os.RemoveAll(filepath.Join(exts, "greeter")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reloadSession(context.Background(), rt, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rt.Skills.List() {
+		if x.Extension == "greeter" {
+			t.Fatalf("skill %s of the removed extension is left", x.Qualified())
 		}
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
 )
 
@@ -34,9 +37,28 @@ type MCPServers struct {
 	Options mcp.Options
 	// OnEvent, if set, is told about every server status change.
 	OnEvent func(mcp.Event)
+	// Skills, if set, receives the prompts of the extensions' ready
+	// servers as skills of source mcp owned by the extension, so they are
+	// invoked as "extension:prompt" like its other skills (two servers of
+	// one extension with the same prompt: the later one wins). They are
+	// there when Start returns, follow a server that fails or comes back,
+	// and go when the extension's servers stop.
+	Skills *skills.Registry
 
 	mu   sync.Mutex
 	mgrs map[string]*mcp.Manager
+	runs map[*mcp.Manager]*serverRun
+}
+
+// serverRun is what one extension's Manager added to Skills and the
+// prompt loading in progress.
+type serverRun struct {
+	ext     string          // owner of the skills
+	ctx     context.Context // ends with Stop
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	started bool                // WaitReady returned: events load the prompts
+	added   map[string][]string // server -> names of its prompts in Skills
 }
 
 // Start implements Servers.
@@ -48,25 +70,38 @@ func (s *MCPServers) Start(ctx context.Context, ext string, specs []mcp.Spec, on
 		return nil, err
 	}
 	opts := s.Options
+	var m *mcp.Manager
+	run := &serverRun{ext: ext, added: map[string][]string{}}
+	run.ctx, run.cancel = context.WithCancel(context.Background())
 	opts.OnEvent = func(ev mcp.Event) {
 		if onTools != nil {
 			onTools(ev.Tools)
 		}
+		s.promptEvent(m, run, ev)
 		if s.OnEvent != nil {
 			s.OnEvent(ev)
 		}
 	}
-	m := mcp.New(specs, opts)
+	m = mcp.New(specs, opts)
 	s.mu.Lock()
 	if s.mgrs == nil {
-		s.mgrs = map[string]*mcp.Manager{}
+		s.mgrs, s.runs = map[string]*mcp.Manager{}, map[*mcp.Manager]*serverRun{}
 	}
 	s.mgrs[ext] = m
+	s.runs[m] = run
 	s.mu.Unlock()
 	m.Start()
 	werr := m.WaitReady(ctx)
-	st := m.Status()
 	var errs []error
+	if s.Skills != nil {
+		// From here on events load the prompts of servers that become
+		// ready; this loads those ready now.
+		s.mu.Lock()
+		run.started = true
+		s.mu.Unlock()
+		errs = append(errs, s.addPrompts(ctx, m, run)...)
+	}
+	st := m.Status()
 	for _, x := range st {
 		if x.State == mcp.StateFailed {
 			errs = append(errs, fmt.Errorf("MCP server %s failed: %s", x.Name, x.Error))
@@ -83,11 +118,97 @@ func (s *MCPServers) Stop(ext string) error {
 	s.mu.Lock()
 	m := s.mgrs[ext]
 	delete(s.mgrs, ext)
+	run := s.runs[m]
+	delete(s.runs, m)
 	s.mu.Unlock()
 	if m == nil {
 		return nil
 	}
+	if run != nil {
+		run.cancel()
+		run.wg.Wait()
+		s.mu.Lock()
+		for srv := range run.added {
+			s.dropPrompts(run, srv)
+		}
+		s.mu.Unlock()
+	}
 	return m.Close()
+}
+
+// promptEvent follows a server's prompts after Start: they join Skills
+// when it is ready (again) and leave when it stops or fails.
+func (s *MCPServers) promptEvent(m *mcp.Manager, run *serverRun, ev mcp.Event) {
+	if s.Skills == nil || m == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runs[m] != run || !run.started || run.ctx.Err() != nil {
+		return
+	}
+	if ev.Status.State != mcp.StateReady {
+		s.dropPrompts(run, ev.Server)
+		return
+	}
+	run.wg.Add(1)
+	go func() {
+		defer run.wg.Done()
+		s.addPrompts(run.ctx, m, run)
+	}()
+}
+
+// addPrompts adds the prompts of m's ready servers to Skills and returns
+// what failed. A Manager stopped meanwhile adds nothing.
+func (s *MCPServers) addPrompts(ctx context.Context, m *mcp.Manager, run *serverRun) []error {
+	list, errs := m.Skills(ctx)
+	var servers []string
+	for _, st := range m.Status() {
+		servers = append(servers, st.Name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runs[m] != run || run.ctx.Err() != nil {
+		return errs
+	}
+	for _, sk := range list {
+		for _, srv := range servers {
+			name, ok := strings.CutPrefix(sk.Name, srv+":")
+			if !ok || name == "" {
+				continue
+			}
+			if err := s.Skills.Add(skills.Skill{Name: name, Description: sk.Description, Prompt: sk.Prompt,
+				Source: skills.SourceMCP, Extension: run.ext}); err != nil {
+				errs = append(errs, fmt.Errorf("MCP server %s: prompt %s: %w", srv, name, err))
+				break
+			}
+			if !slices.Contains(run.added[srv], name) {
+				run.added[srv] = append(run.added[srv], name)
+			}
+			break
+		}
+	}
+	return errs
+}
+
+// dropPrompts takes the prompt skills of server srv out of Skills and
+// leaves the extension's other skills. Called with s.mu held.
+func (s *MCPServers) dropPrompts(run *serverRun, srv string) {
+	names := run.added[srv]
+	delete(run.added, srv)
+	if s.Skills == nil || len(names) == 0 {
+		return
+	}
+	var keep []skills.Skill
+	for _, e := range s.Skills.List() {
+		if e.Extension == run.ext && (e.Source != skills.SourceMCP || !slices.Contains(names, e.Skill.Name)) {
+			keep = append(keep, e.Skill)
+		}
+	}
+	s.Skills.RemoveExtension(run.ext)
+	for _, sk := range keep {
+		_ = s.Skills.Add(sk)
+	}
 }
 
 // Status implements Servers.
