@@ -289,3 +289,32 @@ func (r Registry) uv(ctx context.Context, name, version string) (string, error) 
 	}
 	return "", fmt.Errorf("uv pip compile %s: no pin for %s in its output", req, name)
 }
+
+// PinServers returns a copy of r in which every MCP server launched through
+// a package runner starts the version the lock pins: the profile's servers
+// by name, extension servers as "extension:server". r is not modified.
+func PinServers(lock *schema.Lock, r *schema.Resolved) *schema.Resolved {
+	if lock == nil || len(lock.Packages) == 0 {
+		return r
+	}
+	c := *r
+	c.Profile.MCP.Servers = pinMap(lock, "", r.Profile.MCP.Servers)
+	c.Extensions = make([]schema.Extension, len(r.Extensions))
+	for i, x := range r.Extensions {
+		x.Manifest.MCPServers = pinMap(lock, x.Name+":", x.Manifest.MCPServers)
+		c.Extensions[i] = x
+	}
+	return &c
+}
+
+func pinMap(lock *schema.Lock, prefix string, servers map[string]schema.MCPServer) map[string]schema.MCPServer {
+	if servers == nil {
+		return nil
+	}
+	out := make(map[string]schema.MCPServer, len(servers))
+	for name, s := range servers {
+		s.Args = PinCommand(lock, prefix+name, s.Command, s.Args)
+		out[name] = s
+	}
+	return out
+}

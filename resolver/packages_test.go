@@ -133,3 +133,32 @@ func TestRegistryRealNPM(t *testing.T) {
 		t.Fatalf("missing package: err = %v", err)
 	}
 }
+
+func TestPinServers(t *testing.T) {
+	lock := &schema.Lock{Packages: []schema.LockedPackage{
+		{Server: "files", Runner: RunnerNPX, Package: "@scope/files", Version: "1.2.3"},
+		{Server: "notes:db", Runner: RunnerNPX, Package: "db-server@latest", Version: "0.9.1"},
+	}}
+	r := &schema.Resolved{
+		Profile: schema.Profile{MCP: schema.MCP{Servers: map[string]schema.MCPServer{
+			"files": {Command: "npx", Args: []string{"-y", "@scope/files", "."}},
+			"local": {Command: "node", Args: []string{"srv.js"}},
+		}}},
+		Extensions: []schema.Extension{{Name: "notes", Manifest: schema.Manifest{MCPServers: map[string]schema.MCPServer{
+			"db": {Command: "npx", Args: []string{"db-server@latest"}},
+		}}}},
+	}
+	p := PinServers(lock, r)
+	if got := p.Profile.MCP.Servers["files"].Args; !reflect.DeepEqual(got, []string{"-y", "@scope/files@1.2.3", "."}) {
+		t.Errorf("profile server args %v", got)
+	}
+	if got := p.Profile.MCP.Servers["local"].Args; !reflect.DeepEqual(got, []string{"srv.js"}) {
+		t.Errorf("unpinned server args %v", got)
+	}
+	if got := p.Extensions[0].Manifest.MCPServers["db"].Args; !reflect.DeepEqual(got, []string{"db-server@0.9.1"}) {
+		t.Errorf("extension server args %v", got)
+	}
+	if got := r.Profile.MCP.Servers["files"].Args[1]; got != "@scope/files" || r.Extensions[0].Manifest.MCPServers["db"].Args[0] != "db-server@latest" {
+		t.Error("PinServers changed its input")
+	}
+}

@@ -77,7 +77,12 @@ func (f *Factory) LoadProfile() (*schema.Resolved, error) {
 		}
 		return nil, err
 	}
-	return r, nil
+	// npx/pnpm dlx/uvx servers start the package version ollm.lock pins.
+	lock, err := resolver.ReadLock(opts.Workspace.Lock())
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	return resolver.PinServers(lock, r), nil
 }
 
 // ProfileOptions are the loader options for this invocation: OLLM_HOME,
