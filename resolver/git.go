@@ -178,6 +178,11 @@ func (g *GoGit) cacheRepo(url string) (*git.Repository, func(), error) {
 		return nil, nil, err
 	}
 	repo, err := git.PlainOpen(dir)
+	if err == nil {
+		// A process killed between init and adding the remote leaves a
+		// repository without origin.
+		_, err = repo.Remote("origin")
+	}
 	if err != nil {
 		// Missing or left broken by a killed process: the cache is derived
 		// data, start it again.
