@@ -119,7 +119,7 @@ func extAddRun(opts *ExtAddOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Update: []string{name}})
+	res, err := opts.Deps.apply(a, resolver.ApplyOptions{Update: []string{name}})
 	if err != nil {
 		if rerr := restore(); rerr != nil {
 			fmt.Fprintf(opts.Deps.IO.ErrOut, "warning: could not restore %s: %v\n", ws.Profile(), rerr)
@@ -128,12 +128,10 @@ func extAddRun(opts *ExtAddOptions) error {
 		}
 		return resolveError(err)
 	}
-	if opts.JSON {
-		return writeJSON(opts.Deps.IO.Out, res)
+	if !opts.JSON {
+		fmt.Fprintf(opts.Deps.IO.Out, "added extension %s to %s\n", name, ws.Profile())
 	}
-	fmt.Fprintf(opts.Deps.IO.Out, "added extension %s to %s\n", name, ws.Profile())
-	printPlan(opts.Deps.IO.Out, res)
-	return nil
+	return opts.Deps.report(res, opts.JSON)
 }
 
 // editProfile rewrites the workspace's ollm.cue with edit and returns a
@@ -198,15 +196,11 @@ func extUpdateRun(opts *ExtUpdateOptions) error {
 	if len(names) == 0 {
 		names = []string{"*"}
 	}
-	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Update: names})
+	res, err := opts.Deps.apply(a, resolver.ApplyOptions{Update: names})
 	if err != nil {
 		return resolveError(err)
 	}
-	if opts.JSON {
-		return writeJSON(opts.Deps.IO.Out, res)
-	}
-	printPlan(opts.Deps.IO.Out, res)
-	return nil
+	return opts.Deps.report(res, opts.JSON)
 }
 
 // ExtVerifyOptions are the options of `ollm ext verify`.

@@ -169,18 +169,36 @@ func profileApplyRun(opts *ProfileApplyOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Apply(opts.Deps.Context, resolver.ApplyOptions{Locked: opts.Locked, DryRun: opts.DryRun, Update: opts.Update})
+	res, err := opts.Deps.apply(a, resolver.ApplyOptions{Locked: opts.Locked, DryRun: opts.DryRun, Update: opts.Update})
 	if err != nil {
 		return resolveError(err)
 	}
-	if lo, err := opts.Deps.Options(); err == nil {
+	return opts.Deps.report(res, opts.JSON)
+}
+
+// apply runs the resolver and keeps in the plan only the hooks that still
+// need an approval.
+func (d ResolveDeps) apply(a *resolver.Applier, ao resolver.ApplyOptions) (*resolver.Result, error) {
+	res, err := a.Apply(d.Context, ao)
+	if err != nil {
+		return nil, err
+	}
+	if lo, err := d.Options(); err == nil {
 		res.Plan.Hooks = unapprovedHooks(res, lo.Home, lo.Workspace)
 	}
-	if opts.JSON {
-		return writeJSON(opts.Deps.IO.Out, res)
+	return res, nil
+}
+
+// report prints an apply's result: JSON, or the plan and the profile's
+// problems.
+func (d ResolveDeps) report(res *resolver.Result, asJSON bool) error {
+	if asJSON {
+		return writeJSON(d.IO.Out, res)
 	}
-	printPlan(opts.Deps.IO.Out, res)
-	printProblems(opts.Deps.IO.ErrOut, res.Resolved.Problems)
+	printPlan(d.IO.Out, res)
+	if res.Resolved != nil {
+		printProblems(d.IO.ErrOut, res.Resolved.Problems)
+	}
 	return nil
 }
 
@@ -275,15 +293,11 @@ func profileLockRun(opts *ProfileLockOptions) error {
 			ao.Update = []string{"*"}
 		}
 	}
-	res, err := a.Apply(opts.Deps.Context, ao)
+	res, err := opts.Deps.apply(a, ao)
 	if err != nil {
 		return resolveError(err)
 	}
-	if opts.JSON {
-		return writeJSON(opts.Deps.IO.Out, res)
-	}
-	printPlan(opts.Deps.IO.Out, res)
-	return nil
+	return opts.Deps.report(res, opts.JSON)
 }
 
 // ProfileDiffOptions are the options of `ollm profile diff`.
