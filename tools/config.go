@@ -24,7 +24,19 @@ type Config struct {
 	Getenv    func(string) string
 	Limits    tool.Limits // output limits; zero means tool.DefaultLimits
 	MaxFile   int64       // read_file's size limit in bytes; 0 means 10 MiB
+	Jobs      *Jobs       // the shell's background jobs; nil means a table of their own
 }
+
+// Jobs holds the shell tool's background jobs. A session keeps one across
+// reloads and kills them when it ends: they run in their own process group
+// and would otherwise outlive ollm.
+type Jobs struct{ t *jobTable }
+
+// NewJobs returns an empty job table.
+func NewJobs() *Jobs { return &Jobs{t: newJobTable()} }
+
+// KillAll stops every background job.
+func (j *Jobs) KillAll() { j.t.KillAll() }
 
 // defaults fills the zero fields.
 func (c Config) defaults() Config {
@@ -88,7 +100,10 @@ func (e *env) truncate(s string) string {
 // Builtin returns every built-in tool, sorted by name. Tools named in
 // cfg.Tools.Disabled are left out.
 func Builtin(cfg Config) []tool.Tool {
-	e := &env{cfg: cfg.defaults(), jobs: newJobTable()}
+	if cfg.Jobs == nil {
+		cfg.Jobs = NewJobs()
+	}
+	e := &env{cfg: cfg.defaults(), jobs: cfg.Jobs.t}
 	all := []tool.Tool{
 		newEditFile(e), newGlob(e), newGrep(e), newLs(e), newMemory(e),
 		newReadFile(e), newReadManyFiles(e), newShell(e), newShellKill(e),

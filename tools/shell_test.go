@@ -181,3 +181,20 @@ func TestShellBackgroundJobs(t *testing.T) {
 	f.fails("shell_output", `{"id":"job-9"}`, tool.ErrNotFound, `no background job "job-9"; known jobs: [job-1 job-2]`)
 	f.fails("shell_kill", `{"id":"job-9"}`, tool.ErrNotFound, `no background job "job-9"`)
 }
+
+// A session's job table kills its background jobs when the session ends.
+func TestJobsKillAll(t *testing.T) {
+	jobs := NewJobs()
+	f := newFixture(t, func(c *Config) { c.Jobs = jobs })
+	if res := f.call("shell", `{"command":"echo $$ > job.pid; sleep 30","background":true}`); res.Error != nil {
+		t.Fatalf("background start = %+v", res)
+	}
+	for range 400 {
+		if b, err := os.ReadFile(filepath.Join(f.root, "job.pid")); err == nil && strings.HasSuffix(string(b), "\n") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	jobs.KillAll()
+	waitGone(t, f, "job.pid")
+}

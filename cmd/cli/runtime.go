@@ -48,7 +48,8 @@ type Runtime struct {
 	Tools     *tool.Registry   // built-in and extension tools
 	Skills    *skills.Registry // profile, folder, extension and MCP prompt skills
 	Ext       *ext.Manager
-	Warnings  []string // problems that did not stop the runtime (at start)
+	jobs      *tools.Jobs // background shell jobs of the session
+	Warnings  []string    // problems that did not stop the runtime (at start)
 
 	f      *Factory
 	opts   RuntimeOptions
@@ -242,8 +243,12 @@ func heldServers(r *schema.Resolved, held hooks.Held) []mcp.Spec {
 func (rt *Runtime) install(l *loaded) []string {
 	warnings := append([]string(nil), l.warnings...)
 	g := l.g
+	if rt.jobs == nil {
+		rt.jobs = tools.NewJobs() // kept across reloads, killed by Close
+	}
 	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: g.Profile.Tools.ExtraDirs, Tools: g.Profile.Tools,
-		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.f.Environ, Getenv: rt.f.Getenv}
+		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.f.Environ, Getenv: rt.f.Getenv,
+		Jobs: rt.jobs}
 	builtin := tools.Builtin(cfg)
 	names := make([]string, len(builtin))
 	set := map[string]bool{}
@@ -918,6 +923,9 @@ func (rt *Runtime) Close() error {
 	rt.wg.Wait()
 	if engine != nil {
 		errs = append(errs, engine.Close())
+	}
+	if rt.jobs != nil {
+		rt.jobs.KillAll() // background shell jobs end with the session
 	}
 	return errors.Join(errs...)
 }
