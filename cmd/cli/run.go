@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/cmd/cli/tui"
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/llm"
@@ -296,6 +297,10 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 				continue
 			}
 			writeConfirmation(s.ErrOut, e.Request.Details)
+			if e.Request.Details.Tool == tui.ElicitTool {
+				_ = b.Respond(answerElicitation(s.ErrOut, in, e.Request.ID))
+				continue
+			}
 			fmt.Fprint(s.ErrOut, "Run it? [y]es, [a]lways, [N]o: ")
 			line, _ := in.ReadString('\n')
 			a := bus.Deny
@@ -309,6 +314,18 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 		}
 	}()
 	return cancel
+}
+
+// answerElicitation reads an MCP server's requested input from the
+// terminal: a JSON object, or the value of its one field; an empty line
+// declines.
+func answerElicitation(w io.Writer, in *bufio.Reader, id string) bus.Response {
+	fmt.Fprint(w, "Answer (JSON object, or the value of a single field; empty declines): ")
+	line, _ := in.ReadString('\n')
+	if line = strings.TrimSpace(line); line == "" {
+		return bus.Response{ID: id, Answer: bus.Deny}
+	}
+	return bus.Response{ID: id, Answer: bus.AllowOnce, Feedback: line}
 }
 
 func joinNonEmpty(sep string, parts ...string) string {
