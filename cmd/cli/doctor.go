@@ -451,7 +451,7 @@ func trustChecks(r *schema.Resolved, home store.Home, ws store.Workspace) []Chec
 }
 
 func hookTrustCheck(r *schema.Resolved, home store.Home, ws store.Workspace) Check {
-	reg, _ := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r)})
+	reg, _ := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, nil)})
 	s := &hookSet{r: r, reg: reg, home: home, ws: ws}
 	rows, err := s.rows()
 	if err != nil {

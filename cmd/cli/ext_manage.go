@@ -53,7 +53,7 @@ func (o *ExtOptions) manager(live bool) (*ext.Manager, *schema.Resolved, store.H
 		return nil, nil, store.Home{}, err
 	}
 	opts := ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir, Now: o.Now,
-		LookupEnv: func(k string) (string, bool) { v := o.Getenv(k); return v, v != "" },
+		LookupEnv: lookupEnv(o.Getenv),
 		Skills:    skills.New()}
 	if live {
 		opts.Hooks = hooks.NewRegistry()

@@ -99,3 +99,12 @@ func (f *Factory) ProfileOptions() (profiles.Options, error) {
 	// Extensions and team profiles pinned by ollm.lock load from the store.
 	return resolver.StoreOptions(profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}), nil
 }
+
+// lookupEnv adapts a getenv to a lookup in which an empty variable counts
+// as unset, as extension settings read them.
+func lookupEnv(getenv func(string) string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v := getenv(k)
+		return v, v != ""
+	}
+}

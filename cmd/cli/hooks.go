@@ -37,6 +37,7 @@ type hookSet struct {
 	reg      *hooks.Registry
 	home     store.Home
 	ws       store.Workspace
+	lookup   func(string) (string, bool) // the environment, for extension settings
 	problems []schema.Problem
 }
 
@@ -55,8 +56,9 @@ func loadHooks(f *Factory) (*hookSet, error) {
 		return nil, err
 	}
 	r = preparedExtensions(r)
-	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r)})
-	return &hookSet{r: r, reg: reg, home: home, ws: ws, problems: append(r.Problems, probs...)}, nil
+	lookup := lookupEnv(f.Getenv)
+	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, lookup)})
+	return &hookSet{r: r, reg: reg, home: home, ws: ws, lookup: lookup, problems: append(r.Problems, probs...)}, nil
 }
 
 // preparedExtensions returns a copy of r whose extensions have
@@ -71,23 +73,17 @@ func preparedExtensions(r *schema.Resolved) *schema.Resolved {
 	return &c
 }
 
-// settingsEnv turns each extension's configured settings into the
-// environment variables its manifest names.
-func settingsEnv(r *schema.Resolved) map[string]map[string]string {
+// settingsEnv gives each extension's settings as the environment
+// variables its hooks receive, resolved as the extension manager does
+// (profile, then the environment through lookup, then the default). With a
+// nil lookup only the profile and defaults count; that is enough where
+// only hashes and trust are computed.
+func settingsEnv(r *schema.Resolved, lookup func(string) (string, bool)) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, x := range r.Extensions {
-		for _, s := range x.Manifest.Settings {
-			v, ok := r.Profile.Settings[x.Name][s.Name]
-			if !ok {
-				v = s.Default
-			}
-			if s.EnvVar == "" || v == nil {
-				continue
-			}
-			if out[x.Name] == nil {
-				out[x.Name] = map[string]string{}
-			}
-			out[x.Name][s.EnvVar] = fmt.Sprint(v)
+		values, _ := ext.ResolveSettings(x.Name, x.Manifest.Settings, r.Profile.Settings[x.Name], lookup)
+		if env := ext.Env(values); len(env) > 0 {
+			out[x.Name] = env
 		}
 	}
 	return out
@@ -446,7 +442,7 @@ func testData(opts *HooksTestOptions, ev hooks.Event) (map[string]any, error) {
 func (s *hookSet) engine() *hooks.Engine {
 	approved, _, _ := hooks.WorkspaceApproved(s.home, s.ws)
 	g, _ := hooks.GateWorkspace(s.r, approved)
-	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g)})
+	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g, s.lookup)})
 	opts := hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
 		LogDir:    s.home.Logs(),

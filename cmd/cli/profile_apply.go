@@ -516,7 +516,7 @@ func unapprovedHooks(res *resolver.Result, home store.Home, ws store.Workspace) 
 	if res.Resolved == nil || len(res.Plan.Hooks) == 0 {
 		return res.Plan.Hooks
 	}
-	reg, _ := hooks.FromResolved(res.Resolved, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(res.Resolved)})
+	reg, _ := hooks.FromResolved(res.Resolved, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(res.Resolved, nil)})
 	rows, err := (&hookSet{r: res.Resolved, reg: reg, home: home, ws: ws}).rows()
 	if err != nil {
 		return res.Plan.Hooks

@@ -133,7 +133,7 @@ func (f *Factory) NewRuntime(ctx context.Context, o RuntimeOptions) (*Runtime, e
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
 	rt.Ext = ext.New(l.g, ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir,
 		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills},
-		LookupEnv: func(k string) (string, bool) { v := f.Getenv(k); return v, v != "" }, OnEvent: o.OnExt})
+		LookupEnv: lookupEnv(f.Getenv), OnEvent: o.OnExt})
 	rt.Warnings = append(rt.Warnings, rt.install(l)...)
 	st := rt.Ext.Start(ctx)
 	for _, e := range st.Errors {

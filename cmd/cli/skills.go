@@ -73,7 +73,7 @@ func (o *SkillsOptions) registry() (*skills.Registry, error) {
 		return nil, err
 	}
 	m := ext.New(r, ext.Options{StateFile: home.ExtensionState(), Home: home.Dir, Skills: reg, Now: o.Ext.Now,
-		LookupEnv: func(k string) (string, bool) { v := o.Ext.Getenv(k); return v, v != "" }})
+		LookupEnv: lookupEnv(o.Ext.Getenv)})
 	// Only skills are registered (no hooks or servers run), so the manager
 	// is left open: closing it would take the extensions' skills away.
 	st := m.Start(o.Ext.Context)
