@@ -398,7 +398,8 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return Stale(wants, PackageWants(final), old), old, nil
+	changes := Stale(wants, PackageWants(final), old)
+	return append(changes, ChangedPaths(a.Options.Workspace.Root, old)...), old, nil
 }
 
 // ManifestName fetches a git source into a scratch directory (nothing

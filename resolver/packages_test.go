@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 )
 
 func TestPackageWants(t *testing.T) {
@@ -160,5 +161,32 @@ func TestPinServers(t *testing.T) {
 	}
 	if got := r.Profile.MCP.Servers["files"].Args[1]; got != "@scope/files" || r.Extensions[0].Manifest.MCPServers["db"].Args[0] != "db-server@latest" {
 		t.Error("PinServers changed its input")
+	}
+}
+
+func TestChangedPaths(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "ext", "tools")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"tools"}`), 0o644)
+	h, err := store.HashDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := &schema.Lock{Extensions: []schema.LockedSource{
+		{Name: "tools", Type: "path", Source: "./ext/tools", Hash: h},
+		{Name: "gone", Type: "path", Source: "./ext/gone", Hash: h},
+		{Name: "remote", Type: "git", Source: "https://example.invalid/r.git", Hash: "h1:x"},
+	}}
+	got := ChangedPaths(base, lock)
+	if len(got) != 1 || got[0].Name != "gone" || got[0].Reason == "" {
+		t.Fatalf("unchanged tree: %+v", got)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"name":"tools","x":1}`), 0o644)
+	got = ChangedPaths(base, lock)
+	if len(got) != 2 || got[0].Name != "tools" || got[0].Old != h || got[0].New == h {
+		t.Fatalf("changed tree: %+v", got)
 	}
 }

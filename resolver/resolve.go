@@ -236,17 +236,53 @@ func (r *Resolver) commit(w Want, e schema.LockedSource, t *store.Temp) (schema.
 	return e, nil
 }
 
+// pathDir is the directory of a path source: Source (relative to base,
+// the workspace root) and Subdir.
+func pathDir(base string, e schema.LockedSource) string {
+	dir := e.Source
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(base, dir)
+	}
+	if e.Subdir != "" {
+		dir = filepath.Join(dir, filepath.FromSlash(e.Subdir))
+	}
+	return dir
+}
+
+// ChangedPaths lists the path sources whose directory no longer hashes as
+// lock pins them (or cannot be read): `apply --locked` refuses them.
+func ChangedPaths(base string, lock *schema.Lock) []Change {
+	if lock == nil {
+		return nil
+	}
+	var out []Change
+	for _, sec := range []struct {
+		kind    Kind
+		entries []schema.LockedSource
+	}{{KindProfile, lock.Profiles}, {KindExtension, lock.Extensions}} {
+		for _, e := range sec.entries {
+			if e.Type != "path" {
+				continue
+			}
+			c := Change{Kind: Changed, Section: sec.kind, Name: e.Name, Source: e.Source}
+			if h, err := store.HashDir(pathDir(base, e)); err != nil {
+				c.Reason = err.Error()
+			} else if h != e.Hash {
+				c.Old, c.New, c.Reason = e.Hash, h, "the directory changed since it was locked"
+			} else {
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // ensurePath handles a local directory source: its files are hashed and
 // copied into the store. With keep, a changed directory is an error only
 // under --locked; otherwise the lock follows the directory.
 func (r *Resolver) ensurePath(req Request, w Want, e schema.LockedSource, old *schema.LockedSource, keep bool) (schema.LockedSource, error) {
-	src := e.Source
-	if !filepath.IsAbs(src) {
-		src = filepath.Join(req.Base, src)
-	}
-	if e.Subdir != "" {
-		src = filepath.Join(src, filepath.FromSlash(e.Subdir))
-	}
+	src := pathDir(req.Base, e)
 	hash, err := store.HashDir(src)
 	if err != nil {
 		return e, r.sourceErr(w, e, err, "check the path in ollm.cue")

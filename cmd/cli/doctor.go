@@ -365,37 +365,12 @@ func lockChecks(opts *DoctorOptions, r *schema.Resolved) []Check {
 	for _, c := range changes {
 		stale = append(stale, c.String())
 	}
-	stale = append(stale, changedPaths(r.Workspace, lock)...)
 	out := []Check{{Name: "lock", Status: CheckOK, Message: lockFile + " is up to date with the profile"}}
 	if len(stale) > 0 {
 		out[0] = Check{Name: "lock", Status: CheckFail, Message: lockFile + " is out of date:\n" + strings.Join(stale, "\n"),
 			Fix: "ollm profile apply   (then commit ollm.lock)"}
 	}
 	return append(out, storeCheck(store.NewCAS(a.Options.Home.Store()), lock))
-}
-
-// changedPaths lists path sources whose directory no longer hashes as
-// locked: `apply --locked` refuses them.
-func changedPaths(base string, lock *schema.Lock) []string {
-	var out []string
-	for _, e := range slices.Concat(lock.Profiles, lock.Extensions) {
-		if e.Type != "path" {
-			continue
-		}
-		dir := e.Source
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(base, dir)
-		}
-		if e.Subdir != "" {
-			dir = filepath.Join(dir, filepath.FromSlash(e.Subdir))
-		}
-		if h, err := store.HashDir(dir); err != nil {
-			out = append(out, fmt.Sprintf("~ %s (%s): %v", e.Name, e.Source, err))
-		} else if h != e.Hash {
-			out = append(out, fmt.Sprintf("~ %s (%s): the directory changed since it was locked (%s, now %s)", e.Name, e.Source, e.Hash, h))
-		}
-	}
-	return out
 }
 
 // storeCheck re-hashes each entry the lock pins.
