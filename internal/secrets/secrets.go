@@ -1,0 +1,132 @@
+package secrets
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Redacted is what replaces a secret.
+const Redacted = "[redacted]"
+
+// MinLen is the length (in characters) from which a secret is replaced
+// wherever it occurs in text. A shorter one ("x", "42") would match
+// inside ordinary words, mangling the text and, worse, showing where the
+// secret was; it is replaced only when it is the whole value.
+const MinLen = 4
+
+// LooksSecret reports whether a variable or header name suggests a secret:
+// *_TOKEN, *_KEY, *_PAT, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*,
+// *AUTHORIZATION*, *API_KEY*, *APIKEY*, *COOKIE*, *PRIVATE_KEY*. Case and
+// '-' versus '_' do not matter.
+func LooksSecret(name string) bool {
+	n := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	for _, s := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTHORIZATION", "APIKEY", "API_KEY", "COOKIE", "PRIVATE_KEY"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return n == "TOKEN" || strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_PAT")
+}
+
+// Redact replaces the secrets in s. A secret of MinLen characters or more
+// is replaced wherever it occurs; a shorter one only when it is all of s.
+// Overlapping and nested occurrences become one Redacted, so a secret that
+// contains another is replaced whole, and text already replaced is never
+// matched again. Empty and blank secrets are ignored.
+func Redact(s string, secrets []string) string {
+	if s == "" {
+		return s
+	}
+	var cover []bool // cover[i]: byte i of s is part of a secret
+	for _, sec := range secrets {
+		if strings.TrimSpace(sec) == "" {
+			continue
+		}
+		if utf8.RuneCountInString(sec) < MinLen {
+			if s == sec {
+				return Redacted
+			}
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(s[i:], sec)
+			if j < 0 {
+				break
+			}
+			if cover == nil {
+				cover = make([]bool, len(s))
+			}
+			for k := i + j; k < i+j+len(sec); k++ {
+				cover[k] = true
+			}
+			i += j + 1
+		}
+	}
+	if cover == nil {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case !cover[i]:
+			b.WriteByte(s[i])
+		case i == 0 || !cover[i-1]:
+			b.WriteString(Redacted)
+		}
+	}
+	return b.String()
+}
+
+// userinfo matches scheme://user:password@ up to the password; the
+// password runs to the last '@' before the host.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#]+@`)
+
+// RedactURLs replaces the password of every URL in s that carries one:
+// scheme://user:pass@host becomes scheme://user:[redacted]@host.
+func RedactURLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return userinfo.ReplaceAllString(s, "${1}"+Redacted+"@")
+}
+
+// FromEnv lists the values of the KEY=VALUE entries whose names look
+// secret.
+func FromEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && v != "" && LooksSecret(k) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// FromMap lists the values of the entries of m whose names look secret.
+func FromMap(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		if v != "" && LooksSecret(k) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// FromHeaders lists the values of HTTP headers, and the credentials of
+// those of the form "<scheme> <credentials>" ("Bearer abc") alone, since
+// a server may quote the token without its scheme.
+func FromHeaders(h map[string]string) []string {
+	var out []string
+	for _, v := range h {
+		if v == "" {
+			continue
+		}
+		out = append(out, v)
+		if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && strings.TrimSpace(cred) != "" {
+			out = append(out, strings.TrimSpace(cred))
+		}
+	}
+	return out
+}
