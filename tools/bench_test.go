@@ -81,3 +81,33 @@ func BenchmarkGlobGOROOT(b *testing.B) {
 	b.Run("ollm", func(b *testing.B) { benchTool(b, "glob", `{"pattern":"**/*_test.go","maxResults":100000}`) })
 	b.Run("rg", func(b *testing.B) { benchRipgrep(b, "--files", "--no-require-git", "-g", "*_test.go", ".") })
 }
+
+// The read benchmarks measure one call's own cost (the path check, the
+// open and the read) on files of the same tree.
+func BenchmarkReadGOROOT(b *testing.B) {
+	b.Run("read_file", func(b *testing.B) { benchTool(b, "read_file", `{"path":"os/file.go"}`) })
+	b.Run("read_many_files", func(b *testing.B) { benchTool(b, "read_many_files", `{"paths":["os/*.go"],"maxFiles":1000}`) })
+	b.Run("write_file", func(b *testing.B) { benchWrite(b) })
+}
+
+// benchWrite overwrites one file in a temporary workspace: the atomic
+// replace (temporary file, fsync, rename, directory fsync) dominates.
+func benchWrite(b *testing.B) {
+	root := b.TempDir()
+	var tl tool.Tool
+	for _, t := range Builtin(Config{Root: root, Getenv: func(string) string { return "" }}) {
+		if t.Name() == "write_file" {
+			tl = t
+		}
+	}
+	for b.Loop() {
+		inv, err := tl.Build(json.RawMessage(`{"path":"dir/f.txt","content":"hello\n","overwrite":true}`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := inv.Execute(context.Background(), nil)
+		if err != nil || res.Error != nil {
+			b.Fatal(err, res.Error)
+		}
+	}
+}
