@@ -70,13 +70,13 @@ type env struct {
 	jobs     *jobTable
 }
 
-// resolve confines a path from the model (see Paths.Resolve).
-func (e *env) resolve(p string) (string, error) {
+// resolve confines a path from the model (see Paths.Locate).
+func (e *env) resolve(p string) (Loc, error) {
 	e.once.Do(func() { e.paths, e.pathsErr = NewPaths(e.cfg.Root, e.cfg.ExtraDirs) })
 	if e.pathsErr != nil {
-		return "", &tool.Error{Kind: tool.ErrUnavailable, Message: e.pathsErr.Error()}
+		return Loc{}, &tool.Error{Kind: tool.ErrUnavailable, Message: e.pathsErr.Error()}
 	}
-	return e.paths.Resolve(p)
+	return e.paths.Locate(p)
 }
 
 // rel shows abs relative to the workspace root.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ollm/ollm/core/tool"
-	"github.com/ollm/ollm/store"
 )
 
 //go:embed edit_file.md
@@ -36,29 +35,29 @@ func newEditFile(e *env) tool.Tool {
 			"edits": {Type: "array", Description: "replacements, applied in order", Items: editSchema, MinItems: &minOne},
 		})},
 		New: func(p editFileParams) (*tool.Call, error) {
-			abs, err := e.resolve(p.Path)
+			loc, err := e.resolve(p.Path)
 			if err != nil {
 				return nil, err
 			}
-			shown := e.rel(abs)
-			t, after, err := e.planEdit(abs, p.Edits)
+			shown := e.rel(loc.Abs)
+			t, after, err := e.planEdit(loc, p.Edits)
 			if err != nil {
 				return nil, err
 			}
 			title := fmt.Sprintf("Edit %s (%d edits)", shown, len(p.Edits))
-			return &tool.Call{Desc: title, Locs: []string{abs},
+			return &tool.Call{Desc: title, Locs: []string{loc.Abs},
 				Confirm: &tool.Confirmation{Title: title, Diff: unifiedDiff(shown, t.Body, after)},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
-					return e.editFile(abs, p.Edits), nil
+					return e.editFile(loc, p.Edits), nil
 				}}, nil
 		},
 	}
 }
 
 // planEdit reads the file and applies the edits in memory.
-func (e *env) planEdit(abs string, edits []edit) (Text, string, error) {
-	shown := e.rel(abs)
-	t, binMsg, err := readText(abs, shown, e.cfg.MaxFile)
+func (e *env) planEdit(loc Loc, edits []edit) (Text, string, error) {
+	shown := e.rel(loc.Abs)
+	t, binMsg, err := readText(loc, shown, e.cfg.MaxFile)
 	if err != nil {
 		return Text{}, "", err
 	}
@@ -74,22 +73,22 @@ func (e *env) planEdit(abs string, edits []edit) (Text, string, error) {
 
 // editFile re-reads the file (it may have changed since the call was
 // built), applies the edits and writes it back atomically in its encoding.
-func (e *env) editFile(abs string, edits []edit) tool.Result {
-	shown := e.rel(abs)
-	t, after, err := e.planEdit(abs, edits)
+func (e *env) editFile(loc Loc, edits []edit) tool.Result {
+	shown := e.rel(loc.Abs)
+	t, after, err := e.planEdit(loc, edits)
 	if err != nil {
 		return tool.FromError(err, tool.ErrExec)
 	}
 	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(abs); err == nil {
+	if fi, err := loc.Stat(); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := store.WriteFile(abs, t.Encode(after), perm); err != nil {
-		return tool.Fail(tool.ErrExec, "write %s: %v", shown, err)
+	if err := loc.WriteFile(t.Encode(after), perm); err != nil {
+		return writeError(err, shown)
 	}
 	diff := unifiedDiff(shown, t.Body, after)
 	msg := fmt.Sprintf("Applied %d edits to %s.", len(edits), shown)
-	return tool.Result{ForModel: msg, Display: msg + "\n" + diff, Files: []string{abs}}
+	return tool.Result{ForModel: msg, Display: msg + "\n" + diff, Files: []string{loc.Abs}}
 }
 
 // applyEdits applies each edit in order; every oldText must occur exactly

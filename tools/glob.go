@@ -39,8 +39,8 @@ func newGlob(e *env) tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			desc := fmt.Sprintf("Find %s in %s", p.Pattern, e.rel(base))
-			return &tool.Call{Desc: desc, Locs: []string{base}, Confirm: &tool.Confirmation{Title: desc},
+			desc := fmt.Sprintf("Find %s in %s", p.Pattern, e.rel(base.Abs))
+			return &tool.Call{Desc: desc, Locs: []string{base.Abs}, Confirm: &tool.Confirmation{Title: desc},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
 					return e.runGlob(ctx, base, p), nil
 				}}, nil
@@ -48,7 +48,7 @@ func newGlob(e *env) tool.Tool {
 	}
 }
 
-func (e *env) runGlob(ctx context.Context, base string, p globParams) tool.Result {
+func (e *env) runGlob(ctx context.Context, base Loc, p globParams) tool.Result {
 	limit := p.MaxResults
 	if limit == 0 {
 		limit = defaultMaxResults
@@ -58,7 +58,7 @@ func (e *env) runGlob(ctx context.Context, base string, p globParams) tool.Resul
 		return tool.CancelledResult(err)
 	}
 	if len(paths) == 0 {
-		return tool.OK(fmt.Sprintf("No files match %s in %s", p.Pattern, e.rel(base)))
+		return tool.OK(fmt.Sprintf("No files match %s in %s", p.Pattern, e.rel(base.Abs)))
 	}
 	out := strings.Join(paths, "\n")
 	if more {
@@ -69,22 +69,27 @@ func (e *env) runGlob(ctx context.Context, base string, p globParams) tool.Resul
 
 // globFiles returns up to limit files under base matching pattern, sorted,
 // relative to the workspace root; more is true when the limit cut the list.
-func (e *env) globFiles(ctx context.Context, base, pattern string, hidden bool, limit int) (paths []string, more bool, err error) {
+func (e *env) globFiles(ctx context.Context, base Loc, pattern string, hidden bool, limit int) (paths []string, more bool, err error) {
 	pattern = strings.TrimPrefix(pattern, "./")
 	static, _ := doublestar.SplitPattern(pattern)
 	start := base
 	if static != "." && !strings.Contains(static, "..") {
-		if abs, rerr := e.resolve(joinUnder(base, static)); rerr == nil {
-			start = abs
+		if l, rerr := e.resolve(joinUnder(base.Abs, static)); rerr == nil {
+			start = l
 		}
 	}
+	walk, fi, err := openWalkBase(start)
+	if err != nil || !fi.IsDir() {
+		return nil, false, nil // nothing to walk, as an unreadable directory
+	}
+	defer walk.Close()
 	hidden = hidden || isHiddenPath(pattern)
 	var mu sync.Mutex
-	err = walkTreeParallel(ctx, start, e.walkOpts(hidden, 0), func(ent walkEntry) (bool, error) {
+	err = walkTreeParallel(ctx, walk, e.walkOpts(hidden, 0), func(ent walkEntry) (bool, error) {
 		if ent.dir {
 			return true, nil
 		}
-		rel := relTo(base, ent.abs)
+		rel := relTo(base.Abs, ent.abs)
 		if ok, _ := doublestar.Match(pattern, rel); ok {
 			shown := e.rel(ent.abs)
 			mu.Lock()

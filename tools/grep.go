@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"sort"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ollm/ollm/core/tool"
+	"golang.org/x/sys/unix"
 )
 
 //go:embed grep.md
@@ -50,8 +50,8 @@ func newGrep(e *env) tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			desc := fmt.Sprintf("Search for %q in %s", p.Pattern, e.rel(base))
-			return &tool.Call{Desc: desc, Locs: []string{base}, Confirm: &tool.Confirmation{Title: desc},
+			desc := fmt.Sprintf("Search for %q in %s", p.Pattern, e.rel(base.Abs))
+			return &tool.Call{Desc: desc, Locs: []string{base.Abs}, Confirm: &tool.Confirmation{Title: desc},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
 					return e.runGrep(ctx, base, m, p), nil
 				}}, nil
@@ -66,7 +66,7 @@ type grepHit struct {
 	text string
 }
 
-func (e *env) runGrep(ctx context.Context, base string, m *matcher, p grepParams) tool.Result {
+func (e *env) runGrep(ctx context.Context, base Loc, m *matcher, p grepParams) tool.Result {
 	limit := p.MaxResults
 	if limit == 0 {
 		limit = 500
@@ -76,7 +76,7 @@ func (e *env) runGrep(ctx context.Context, base string, m *matcher, p grepParams
 		return tool.CancelledResult(err)
 	}
 	if total == 0 {
-		return tool.OK(fmt.Sprintf("No matches for %q in %s", p.Pattern, e.rel(base)))
+		return tool.OK(fmt.Sprintf("No matches for %q in %s", p.Pattern, e.rel(base.Abs)))
 	}
 	var b strings.Builder
 	for i, h := range hits {
@@ -95,10 +95,15 @@ func (e *env) runGrep(ctx context.Context, base string, m *matcher, p grepParams
 // beyond it lines are only counted.
 const maxStoredHits = 20000
 
-// grepTree walks base on one goroutine and searches files on one worker per
-// CPU. Hits come back sorted by path and line; total counts all of them.
-func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParams) ([]grepHit, int, error) {
-	files := make(chan walkEntry, 256)
+// grepTree walks base and searches files on one worker per CPU; a file
+// as base is searched alone. Hits come back sorted by path and line; total
+// counts all of them.
+func (e *env) grepTree(ctx context.Context, base Loc, m *matcher, p grepParams) ([]grepHit, int, error) {
+	walk, fi, err := openWalkBase(base)
+	if err != nil {
+		return nil, 0, nil // nothing to search, as an unreadable directory
+	}
+	defer walk.Close()
 	var (
 		mu     sync.Mutex
 		hits   []grepHit
@@ -106,19 +111,29 @@ func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParam
 		stored atomic.Int64
 		wg     sync.WaitGroup
 	)
+	if !fi.IsDir() {
+		hits, _ = e.grepFile(e.rel(base.Abs), walk.fd, m, nil, nil, &total, &stored)
+		return hits, int(total.Load()), nil
+	}
+	files := make(chan walkEntry, 256)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			var local []grepHit
 			var buf []byte
 			for f := range files {
-				local, buf = e.grepFile(f.abs, m, buf, local, &total, &stored)
+				fd, err := walk.open(f.rel, unix.O_RDONLY|unix.O_NONBLOCK)
+				if err != nil {
+					continue
+				}
+				local, buf = e.grepFile(e.rel(f.abs), fd, m, buf, local, &total, &stored)
+				unix.Close(fd)
 			}
 			mu.Lock()
 			hits = append(hits, local...)
 			mu.Unlock()
 		})
 	}
-	err := e.feedFiles(ctx, base, p, files)
+	err = e.feedFiles(ctx, walk, p, files)
 	close(files)
 	wg.Wait()
 	sort.Slice(hits, func(i, j int) bool {
@@ -130,12 +145,8 @@ func (e *env) grepTree(ctx context.Context, base string, m *matcher, p grepParam
 	return hits, int(total.Load()), err
 }
 
-// feedFiles sends every file to search; a single file is searched as is.
-func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files chan<- walkEntry) error {
-	if fi, err := os.Stat(base); err == nil && !fi.IsDir() {
-		files <- walkEntry{abs: base}
-		return nil
-	}
+// feedFiles sends every file to search.
+func (e *env) feedFiles(ctx context.Context, base *walkBase, p grepParams, files chan<- walkEntry) error {
 	matchPath := strings.Contains(p.FilePattern, "/")
 	return walkTreeParallel(ctx, base, e.walkOpts(p.IncludeHidden, 0), func(ent walkEntry) (bool, error) {
 		if ent.dir {
@@ -155,14 +166,13 @@ func (e *env) feedFiles(ctx context.Context, base string, p grepParams, files ch
 	})
 }
 
-// grepFile searches one file, reading it into buf, which it returns for
-// the next file.
-func (e *env) grepFile(abs string, m *matcher, buf []byte, hits []grepHit, total, stored *atomic.Int64) ([]grepHit, []byte) {
-	data, err := readInto(buf, abs)
+// grepFile searches the open file fd, shown as shown, reading it into buf,
+// which it returns for the next file.
+func (e *env) grepFile(shown string, fd int, m *matcher, buf []byte, hits []grepHit, total, stored *atomic.Int64) ([]grepHit, []byte) {
+	data, err := readInto(buf, fd)
 	if err != nil || IsBinary(data) {
 		return hits, data
 	}
-	shown := e.rel(abs)
 	m.search(data, func(line int, text []byte) {
 		total.Add(1)
 		if stored.Add(1) > maxStoredHits {

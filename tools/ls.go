@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -34,8 +33,8 @@ func newLs(e *env) tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			desc := "List " + e.rel(dir)
-			return &tool.Call{Desc: desc, Locs: []string{dir}, Confirm: &tool.Confirmation{Title: desc},
+			desc := "List " + e.rel(dir.Abs)
+			return &tool.Call{Desc: desc, Locs: []string{dir.Abs}, Confirm: &tool.Confirmation{Title: desc},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
 					return e.runLs(ctx, dir, p), nil
 				}}, nil
@@ -51,12 +50,14 @@ type lsNode struct {
 	children []*lsNode
 }
 
-func (e *env) runLs(ctx context.Context, dir string, p lsParams) tool.Result {
-	shown := e.rel(dir)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		if err != nil {
-			return tool.Fail(tool.ErrNotFound, "directory not found: %s", shown)
-		}
+func (e *env) runLs(ctx context.Context, dir Loc, p lsParams) tool.Result {
+	shown := e.rel(dir.Abs)
+	base, fi, err := openWalkBase(dir)
+	if err != nil {
+		return tool.Fail(tool.ErrNotFound, "directory not found: %s", shown)
+	}
+	defer base.Close()
+	if !fi.IsDir() {
 		return tool.Fail(tool.ErrInvalidParams, "%s is a file, not a directory; use read_file", shown)
 	}
 	depth := 1
@@ -66,13 +67,11 @@ func (e *env) runLs(ctx context.Context, dir string, p lsParams) tool.Result {
 	root := &lsNode{dir: true}
 	byPath := map[string]*lsNode{"": root}
 	count := 0
-	err := walkTree(ctx, dir, e.walkOpts(p.IncludeHidden, depth), func(ent walkEntry) (bool, error) {
+	err = walkTree(ctx, base, e.walkOpts(p.IncludeHidden, depth), func(ent walkEntry) (bool, error) {
 		parent := byPath[parentRel(ent.rel)]
 		n := &lsNode{name: ent.info.Name(), dir: ent.dir}
 		if !ent.dir {
-			if fi, err := ent.info.Info(); err == nil {
-				n.size = fi.Size()
-			}
+			n.size = ent.size()
 		}
 		parent.children = append(parent.children, n)
 		if ent.dir {

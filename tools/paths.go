@@ -49,18 +49,30 @@ func (p *Paths) Root() string { return p.roots[0].given }
 // It refuses, with the reason, paths that climb out with "..", absolute
 // paths elsewhere, and paths whose symlinks lead outside.
 func (p *Paths) Resolve(input string) (string, error) {
+	l, err := p.Locate(input)
+	return l.Abs, err
+}
+
+// Locate is Resolve returning a Loc: the tools open, create, rename and
+// list through it, never by name, so the check holds when the call runs.
+func (p *Paths) Locate(input string) (Loc, error) {
 	abs, err := p.lexical(input)
 	if err != nil {
-		return "", err
+		return Loc{}, err
 	}
 	real, err := realPath(abs)
 	if err != nil {
-		return "", &tool.Error{Kind: tool.ErrPermission, Message: fmt.Sprintf("resolve %s: %v", input, err)}
+		return Loc{}, &tool.Error{Kind: tool.ErrPermission, Message: fmt.Sprintf("resolve %s: %v", input, err)}
 	}
-	if !p.insideReal(real) {
-		return "", outside("%s leads through a symlink to %s, which is outside %s; symlinks may not leave the allowed directories", input, real, p.describe())
+	dir, ok := p.holding(real)
+	if !ok {
+		return Loc{}, outside("%s leads through a symlink to %s, which is outside %s; symlinks may not leave the allowed directories", input, real, p.describe())
 	}
-	return abs, nil
+	rel, err := filepath.Rel(dir, real)
+	if err != nil {
+		return Loc{}, &tool.Error{Kind: tool.ErrPermission, Message: fmt.Sprintf("resolve %s: %v", input, err)}
+	}
+	return Loc{Abs: abs, dir: dir, rel: rel, paths: p}, nil
 }
 
 // lexical checks the path as written, before looking at the disk.
@@ -107,12 +119,18 @@ func (p *Paths) insideGiven(abs string) bool {
 }
 
 func (p *Paths) insideReal(real string) bool {
+	_, ok := p.holding(real)
+	return ok
+}
+
+// holding is the real path of the allowed directory that holds real.
+func (p *Paths) holding(real string) (string, bool) {
 	for _, r := range p.roots {
 		if within(r.real, real) {
-			return true
+			return r.real, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // within reports whether path is dir or below it; both are clean and absolute.

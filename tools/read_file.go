@@ -29,25 +29,25 @@ func newReadFile(e *env) tool.Tool {
 			if p.EndLine > 0 && p.StartLine > p.EndLine {
 				return nil, &tool.Error{Kind: tool.ErrInvalidParams, Message: fmt.Sprintf("read_file: startLine %d is after endLine %d", p.StartLine, p.EndLine)}
 			}
-			abs, err := e.resolve(p.Path)
+			loc, err := e.resolve(p.Path)
 			if err != nil {
 				return nil, err
 			}
 			return &tool.Call{
-				Desc:    "Read " + e.rel(abs),
-				Locs:    []string{abs},
-				Confirm: &tool.Confirmation{Title: "Read " + e.rel(abs)},
+				Desc:    "Read " + e.rel(loc.Abs),
+				Locs:    []string{loc.Abs},
+				Confirm: &tool.Confirmation{Title: "Read " + e.rel(loc.Abs)},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
-					return e.readFile(abs, p), nil
+					return e.readFile(loc, p), nil
 				},
 			}, nil
 		},
 	}
 }
 
-func (e *env) readFile(abs string, p readFileParams) tool.Result {
-	shown := e.rel(abs)
-	t, binMsg, err := readText(abs, shown, e.cfg.MaxFile)
+func (e *env) readFile(loc Loc, p readFileParams) tool.Result {
+	shown := e.rel(loc.Abs)
+	t, binMsg, err := readText(loc, shown, e.cfg.MaxFile)
 	if err != nil {
 		return tool.FromError(err, tool.ErrExec)
 	}

@@ -62,13 +62,13 @@ func (e *env) runReadMany(ctx context.Context, p readManyParams) tool.Result {
 		fmt.Fprintf(&b, "[%s]\n", n)
 	}
 	var read []string
-	for i, abs := range files {
+	for i, loc := range files {
 		if i == limit {
 			fmt.Fprintf(&b, "[%d more files not read: maxFiles=%d]\n", len(files)-limit, limit)
 			break
 		}
-		fmt.Fprintf(&b, "--- %s ---\n%s\n", e.rel(abs), e.fileBody(abs))
-		read = append(read, e.rel(abs))
+		fmt.Fprintf(&b, "--- %s ---\n%s\n", e.rel(loc.Abs), e.fileBody(loc))
+		read = append(read, e.rel(loc.Abs))
 	}
 	if len(read) == 0 {
 		return tool.Fail(tool.ErrNotFound, "no files matched %s\n%s", strings.Join(p.Paths, ", "), b.String())
@@ -76,24 +76,24 @@ func (e *env) runReadMany(ctx context.Context, p readManyParams) tool.Result {
 	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("Read %d files", len(read)), Data: read}
 }
 
-// expandPaths turns paths and globs into absolute files, in order, without
+// expandPaths turns paths and globs into files, in order, without
 // duplicates; notes say what could not be used.
-func (e *env) expandPaths(ctx context.Context, p readManyParams) (files, notes []string) {
+func (e *env) expandPaths(ctx context.Context, p readManyParams) (files []Loc, notes []string) {
 	seen := map[string]bool{}
-	add := func(abs string) {
-		if !seen[abs] {
-			seen[abs] = true
-			files = append(files, abs)
+	add := func(loc Loc) {
+		if !seen[loc.Abs] {
+			seen[loc.Abs] = true
+			files = append(files, loc)
 		}
 	}
 	for _, pat := range p.Paths {
 		if !hasMeta(pat) {
-			abs, err := e.resolve(pat)
+			loc, err := e.resolve(pat)
 			if err != nil {
 				notes = append(notes, err.Error())
 				continue
 			}
-			add(abs)
+			add(loc)
 			continue
 		}
 		root, _ := e.resolve("")
@@ -102,8 +102,8 @@ func (e *env) expandPaths(ctx context.Context, p readManyParams) (files, notes [
 			notes = append(notes, "no files match "+pat)
 		}
 		for _, rel := range matched {
-			if abs, err := e.resolve(rel); err == nil {
-				add(abs)
+			if loc, err := e.resolve(rel); err == nil {
+				add(loc)
 			}
 		}
 	}
@@ -113,8 +113,8 @@ func (e *env) expandPaths(ctx context.Context, p readManyParams) (files, notes [
 func hasMeta(p string) bool { return strings.ContainsAny(p, "*?[{") }
 
 // fileBody is a file's text, or a one-line note on why it is not shown.
-func (e *env) fileBody(abs string) string {
-	t, binMsg, err := readText(abs, e.rel(abs), e.cfg.MaxFile)
+func (e *env) fileBody(loc Loc) string {
+	t, binMsg, err := readText(loc, e.rel(loc.Abs), e.cfg.MaxFile)
 	switch {
 	case err != nil:
 		return "[" + err.Error() + "]"

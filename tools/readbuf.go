@@ -1,22 +1,25 @@
 package tools
 
 import (
-	"syscall"
+	"errors"
+
+	"golang.org/x/sys/unix"
 )
 
-// readInto reads the file at path into buf (grown as needed) and returns
+// errNotRegular keeps grep out of pipes, sockets and devices.
+var errNotRegular = errors.New("not a regular file")
+
+// readInto reads the open file fd into buf (grown as needed) and returns
 // the filled slice. Grep calls it for every file it searches: raw system
 // calls skip the runtime poller registration os.Open does, and the reused
 // buffer spares the garbage collector 150 MB per search of a large tree.
-func readInto(buf []byte, path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
+func readInto(buf []byte, fd int) ([]byte, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
 		return buf[:0], err
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return buf[:0], err
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return buf[:0], errNotRegular
 	}
 	size := int(st.Size) + 1 // one more byte sees a file that grew
 	if cap(buf) < size {
@@ -24,8 +27,8 @@ func readInto(buf []byte, path string) ([]byte, error) {
 	}
 	buf = buf[:0]
 	for {
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {

@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // walkOpts choose what a walk visits.
@@ -27,6 +30,65 @@ type walkEntry struct {
 	dir   bool
 	depth int
 	info  fs.DirEntry
+	dirFd int // the directory holding it; open only while visit runs
+}
+
+// size is the entry's size in bytes (0 when it cannot be read), from the
+// directory the walk holds open: not through a path that may have changed.
+// Call it only from visit.
+func (ent walkEntry) size() int64 {
+	var st unix.Stat_t
+	if unix.Fstatat(ent.dirFd, ent.info.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return 0
+	}
+	return st.Size
+}
+
+// walkBase is the open directory a walk starts from. Everything below it
+// is opened relative to it with openBeneath, which follows no symlink, so
+// a directory swapped for a symlink while the walk runs is not followed
+// out; the walk's check that entries are no symlinks is then not a race.
+type walkBase struct {
+	abs string // the base as the model named it; entries' abs start here
+	f   *os.File
+	fd  int
+}
+
+// openWalkBase opens l for a walk, or for grep's search of one file;
+// fi tells which it is.
+func openWalkBase(l Loc) (*walkBase, fs.FileInfo, error) {
+	f, err := l.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &walkBase{abs: l.Abs, f: f, fd: int(f.Fd())}, fi, nil
+}
+
+func (b *walkBase) Close() error { return b.f.Close() }
+
+// open opens rel (a walkEntry's rel; "" is the base) with flags.
+func (b *walkBase) open(rel string, flags int) (int, error) {
+	if rel == "" {
+		rel = "."
+	}
+	return openBeneath(b.fd, rel, flags)
+}
+
+// readDir lists directory rel in name order. The caller closes d.
+func (b *walkBase) readDir(abs, rel string) (d *os.File, entries []fs.DirEntry) {
+	fd, err := b.open(rel, unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, nil
+	}
+	d = os.NewFile(uintptr(fd), abs)
+	entries, _ = d.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return d, entries
 }
 
 // errStopWalk ends a walk early without an error.
@@ -37,11 +99,11 @@ var errStopWalk = errors.New("stop walk")
 // leaves the tree through one) and whatever .gitignore files, the
 // repository's info/exclude and git's global excludes ignore. visit
 // returns false to keep out of a directory, or errStopWalk to stop.
-func walkTree(ctx context.Context, base string, o walkOpts, visit func(walkEntry) (bool, error)) error {
-	ig := newIgnorer(base, o.fallbackTop, o.getenv)
-	topRel, _ := filepath.Rel(ig.top, base)
-	w := &walker{ctx: ctx, o: o, visit: visit}
-	err := w.dir(base, "", splitRel(topRel), 1, ig.child(base, splitRel(topRel)))
+func walkTree(ctx context.Context, base *walkBase, o walkOpts, visit func(walkEntry) (bool, error)) error {
+	ig := newIgnorer(base.abs, o.fallbackTop, o.getenv)
+	topRel, _ := filepath.Rel(ig.top, base.abs)
+	w := &walker{ctx: ctx, base: base, o: o, visit: visit}
+	err := w.dir(base.abs, "", splitRel(topRel), 1, ig.child(base.abs, splitRel(topRel)))
 	if errors.Is(err, errStopWalk) {
 		return nil
 	}
@@ -50,6 +112,7 @@ func walkTree(ctx context.Context, base string, o walkOpts, visit func(walkEntry
 
 type walker struct {
 	ctx   context.Context
+	base  *walkBase
 	o     walkOpts
 	visit func(walkEntry) (bool, error)
 	spawn func(func() error) // parallel walks read subdirectories through it
@@ -58,16 +121,16 @@ type walker struct {
 // walkTreeParallel is walkTree reading directories on several goroutines:
 // visit is called concurrently and in no particular order. Search tools
 // use it and sort what they collect.
-func walkTreeParallel(ctx context.Context, base string, o walkOpts, visit func(walkEntry) (bool, error)) error {
-	ig := newIgnorer(base, o.fallbackTop, o.getenv)
-	topRel, _ := filepath.Rel(ig.top, base)
+func walkTreeParallel(ctx context.Context, base *walkBase, o walkOpts, visit func(walkEntry) (bool, error)) error {
+	ig := newIgnorer(base.abs, o.fallbackTop, o.getenv)
+	topRel, _ := filepath.Rel(ig.top, base.abs)
 	var (
 		wg       sync.WaitGroup
 		errOnce  sync.Once
 		firstErr error
 	)
 	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	w := &walker{ctx: ctx, o: o, visit: visit}
+	w := &walker{ctx: ctx, base: base, o: o, visit: visit}
 	w.spawn = func(job func() error) {
 		wg.Go(func() {
 			sem <- struct{}{}
@@ -79,7 +142,7 @@ func walkTreeParallel(ctx context.Context, base string, o walkOpts, visit func(w
 		})
 	}
 	parts := splitRel(topRel)
-	w.spawn(func() error { return w.dir(base, "", parts, 1, ig.child(base, parts)) })
+	w.spawn(func() error { return w.dir(base.abs, "", parts, 1, ig.child(base.abs, parts)) })
 	wg.Wait()
 	if errors.Is(firstErr, errStopWalk) {
 		return nil
@@ -91,19 +154,21 @@ func (w *walker) dir(abs, rel string, parts []string, depth int, ig *ignorer) er
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
+	d, entries := w.base.readDir(abs, rel)
+	if d == nil {
 		return nil // unreadable directories are skipped, as git and rg do
 	}
+	defer d.Close()
+	dirFd := int(d.Fd())
 	for _, e := range entries {
-		if err := w.entry(abs, rel, parts, depth, ig, e); err != nil {
+		if err := w.entry(abs, rel, parts, depth, ig, e, dirFd); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *walker) entry(abs, rel string, parts []string, depth int, ig *ignorer, e fs.DirEntry) error {
+func (w *walker) entry(abs, rel string, parts []string, depth int, ig *ignorer, e fs.DirEntry, dirFd int) error {
 	name := e.Name()
 	if name == ".git" || (!w.o.includeHidden && strings.HasPrefix(name, ".")) || e.Type()&fs.ModeSymlink != 0 {
 		return nil
@@ -113,7 +178,7 @@ func (w *walker) entry(abs, rel string, parts []string, depth int, ig *ignorer, 
 	if ig.ignored(childParts, isDir) {
 		return nil
 	}
-	ent := walkEntry{abs: filepath.Join(abs, name), rel: joinRel(rel, name), dir: isDir, depth: depth, info: e}
+	ent := walkEntry{abs: filepath.Join(abs, name), rel: joinRel(rel, name), dir: isDir, depth: depth, info: e, dirFd: dirFd}
 	descend, err := w.visit(ent)
 	if err != nil || !isDir || !descend || (w.o.maxDepth > 0 && depth >= w.o.maxDepth) {
 		return err

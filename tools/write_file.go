@@ -5,11 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
+	"strings"
 
 	"github.com/ollm/ollm/core/tool"
-	"github.com/ollm/ollm/store"
 )
 
 //go:embed write_file.md
@@ -29,29 +29,45 @@ func newWriteFile(e *env) tool.Tool {
 			"overwrite": boolean("replace the file if it exists"),
 		})},
 		New: func(p writeFileParams) (*tool.Call, error) {
-			abs, err := e.resolve(p.Path)
+			loc, err := e.resolve(p.Path)
 			if err != nil {
 				return nil, err
 			}
-			shown := e.rel(abs)
-			old, _ := os.ReadFile(abs)
+			shown := e.rel(loc.Abs)
+			old, exists := oldContent(loc)
 			title := "Create " + shown
-			if old != nil {
+			if exists {
 				title = "Overwrite " + shown
 			}
-			return &tool.Call{Desc: title, Locs: []string{abs},
-				Confirm: &tool.Confirmation{Title: title, Diff: unifiedDiff(shown, string(old), p.Content)},
+			return &tool.Call{Desc: title, Locs: []string{loc.Abs},
+				Confirm: &tool.Confirmation{Title: title, Diff: unifiedDiff(shown, old, p.Content)},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
-					return e.writeFile(abs, p), nil
+					return e.writeFile(loc, p), nil
 				}}, nil
 		},
 	}
 }
 
-func (e *env) writeFile(abs string, p writeFileParams) tool.Result {
-	shown := e.rel(abs)
+// oldContent is what the confirmation diff starts from: the file's text,
+// "" when it is missing or cannot be read.
+func oldContent(loc Loc) (string, bool) {
+	f, err := loc.Open()
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
+		b.Grow(int(fi.Size()))
+		io.Copy(&b, f)
+	}
+	return b.String(), true
+}
+
+func (e *env) writeFile(loc Loc, p writeFileParams) tool.Result {
+	shown := e.rel(loc.Abs)
 	perm := fs.FileMode(0o644)
-	fi, err := os.Stat(abs)
+	fi, err := loc.Stat()
 	switch {
 	case err == nil && fi.IsDir():
 		return tool.Fail(tool.ErrInvalidParams, "%s is a directory", shown)
@@ -60,15 +76,15 @@ func (e *env) writeFile(abs string, p writeFileParams) tool.Result {
 	case err == nil:
 		perm = fi.Mode().Perm()
 	case !errors.Is(err, fs.ErrNotExist):
-		return tool.Fail(tool.ErrExec, "%s: %v", shown, err)
+		return tool.FromError(statError(err, shown), tool.ErrExec)
 	}
-	if err := store.WriteFile(abs, []byte(p.Content), perm); err != nil {
-		return tool.Fail(tool.ErrExec, "write %s: %v", shown, err)
+	if err := loc.WriteFile([]byte(p.Content), perm); err != nil {
+		return writeError(err, shown)
 	}
 	verb := "Created"
 	if fi != nil {
 		verb = "Overwrote"
 	}
 	msg := fmt.Sprintf("%s %s (%d bytes).", verb, shown, len(p.Content))
-	return tool.Result{ForModel: msg, Display: msg, Files: []string{abs}}
+	return tool.Result{ForModel: msg, Display: msg, Files: []string{loc.Abs}}
 }
