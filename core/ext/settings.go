@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -284,17 +285,12 @@ func Secrets(values []Value) []string {
 }
 
 // Redacted is what replaces a secret in errors, logs and events.
-const Redacted = "[redacted]"
+const Redacted = secrets.Redacted
 
-// Redact replaces every secret in s.
-func Redact(s string, secrets []string) string {
-	// Longest first, so a secret containing another is replaced whole.
-	sorted := append([]string(nil), secrets...)
-	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
-	for _, sec := range sorted {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, Redacted)
-		}
-	}
-	return s
+// Redact replaces the secrets in s: one of secrets.MinLen characters or
+// more wherever it occurs, a shorter one only when it is all of s (a
+// one-letter secret must not turn "extension" into "e[redacted]tension").
+// A secret that contains another is replaced whole.
+func Redact(s string, secretValues []string) string {
+	return secrets.Redact(s, secretValues)
 }

@@ -149,3 +149,39 @@ func TestPrepare(t *testing.T) {
 		t.Fatal("Prepare changed its input")
 	}
 }
+
+func TestRedactWholeValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		secrets  []string
+		want     string
+	}{
+		{"one letter inside words is left", "extension x: setting \"key\" is invalid", []string{"x"}, "extension x: setting \"key\" is invalid"},
+		{"one letter as the whole value", "x", []string{"x"}, Redacted},
+		{"four letters anywhere", "hook said: pass=abcd!", []string{"abcd"}, "hook said: pass=[redacted]!"},
+		{"longer first", "sk-1234567 and sk-1234", []string{"sk-1234", "sk-1234567"}, "[redacted] and [redacted]"},
+		{"nested secret", "Bearer sk-live-abc", []string{"sk-live", "Bearer sk-live-abc"}, Redacted},
+		{"no secrets", "nothing to hide", nil, "nothing to hide"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Redact(tc.in, tc.secrets); got != tc.want {
+				t.Errorf("Redact(%q, %q) = %q, want %q", tc.in, tc.secrets, got, tc.want)
+			}
+		})
+	}
+}
+
+// A one-letter sensitive value neither mangles a setting error nor shows
+// where it occurs in it.
+func TestShortSecretInSettingError(t *testing.T) {
+	vals, errs := ResolveSettings("extension-x", []schema.Setting{
+		{Name: "key", Description: "k", Sensitive: true, Pattern: "^[0-9]+$"},
+	}, map[string]any{"key": "x"}, env(nil))
+	if len(errs) != 1 {
+		t.Fatalf("errs = %v", errs)
+	}
+	msg := errs[0].Error()
+	if got := Redact(msg, append(Secrets(vals), "x")); got != msg {
+		t.Errorf("Redact changed the error:\n got %q\nwant %q", got, msg)
+	}
+}
