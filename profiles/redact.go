@@ -4,86 +4,161 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
 // Redacted is what replaces a secret in output.
-const Redacted = "[redacted]"
+const Redacted = secrets.Redacted
 
 // LooksSecret reports whether a variable or header name suggests a secret:
-// *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, AUTHORIZATION,
-// *API_KEY*, *COOKIE*.
-func LooksSecret(name string) bool {
-	n := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-	for _, s := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTHORIZATION", "APIKEY", "API_KEY", "COOKIE", "PRIVATE_KEY"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return strings.HasSuffix(n, "_TOKEN") || n == "TOKEN" || strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_PAT")
-}
+// *_TOKEN, *_KEY, *_PAT, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*,
+// *AUTHORIZATION*, *API_KEY*, *COOKIE*, *PRIVATE_KEY* (internal/secrets
+// holds the rules, so core/mcp applies the same ones).
+func LooksSecret(name string) bool { return secrets.LooksSecret(name) }
 
 // Redact returns a deep copy of r in which the values of sensitive
 // extension settings, secret-looking environment entries and headers are
-// replaced by Redacted. ${VAR} references are kept: they are not secrets.
+// replaced whole by Redacted, and so is the password of a server URL's
+// userinfo. ${VAR} references are kept: they are not secrets. A value
+// found that way is also cut out of the other values of servers and
+// settings (args, env, headers, URLs, strings): anywhere when it has
+// secrets.MinLen characters or more, only as the whole value when shorter.
 func Redact(r *schema.Resolved) *schema.Resolved {
 	var c schema.Resolved
 	b, _ := json.Marshal(r)
 	_ = json.Unmarshal(b, &c)
-	sensitive := map[string]map[string]bool{}
+	rd := &redactor{sensitive: map[string]map[string]bool{}}
+	for i := range c.Extensions {
+		rd.collectExtension(&c.Extensions[i])
+	}
+	rd.collectSettings(c.Profile.Settings)
+	for _, s := range c.Profile.MCP.Servers {
+		rd.collectServer(s)
+	}
+	for _, o := range c.Profile.MCP.Overrides {
+		rd.values = append(rd.values, secretValues(o.Env)...)
+	}
 	for i := range c.Extensions {
 		x := &c.Extensions[i]
-		for _, s := range x.Manifest.Settings {
-			if s.Sensitive {
-				if sensitive[x.Name] == nil {
-					sensitive[x.Name] = map[string]bool{}
-				}
-				sensitive[x.Name][s.Name] = true
-				if s.Default != nil {
-					x.Manifest.Settings = redactDefault(x.Manifest.Settings, s.Name)
-				}
-			}
-		}
 		for n, s := range x.Manifest.MCPServers {
-			x.Manifest.MCPServers[n] = redactServer(s)
+			x.Manifest.MCPServers[n] = rd.server(s)
 		}
 	}
 	for ext, vals := range c.Profile.Settings {
-		for k := range vals {
-			if sensitive[ext][k] || LooksSecret(k) {
+		for k, v := range vals {
+			if rd.sensitive[ext][k] || LooksSecret(k) {
 				vals[k] = Redacted
+			} else if s, ok := v.(string); ok {
+				vals[k] = rd.text(s)
 			}
 		}
 	}
 	for n, s := range c.Profile.MCP.Servers {
-		c.Profile.MCP.Servers[n] = redactServer(s)
+		c.Profile.MCP.Servers[n] = rd.server(s)
 	}
 	for n, o := range c.Profile.MCP.Overrides {
-		o.Env = redactMap(o.Env)
+		o.Env = rd.strings(o.Env)
 		c.Profile.MCP.Overrides[n] = o
 	}
 	return &c
 }
 
-func redactDefault(ss []schema.Setting, name string) []schema.Setting {
-	for i := range ss {
-		if ss[i].Name == name {
-			ss[i].Default = Redacted
-		}
-	}
-	return ss
+// redactor knows the secret values of one resolution.
+type redactor struct {
+	sensitive map[string]map[string]bool // extension -> sensitive setting names
+	values    []string                   // the secret values themselves
 }
 
-func redactServer(s schema.MCPServer) schema.MCPServer {
-	s.Env = redactMap(s.Env)
-	s.Headers = redactMap(s.Headers)
+// collectExtension notes the extension's sensitive settings, replaces
+// their defaults and collects its servers' secrets.
+func (rd *redactor) collectExtension(x *schema.Extension) {
+	for i, s := range x.Manifest.Settings {
+		if !s.Sensitive {
+			continue
+		}
+		if rd.sensitive[x.Name] == nil {
+			rd.sensitive[x.Name] = map[string]bool{}
+		}
+		rd.sensitive[x.Name][s.Name] = true
+		if s.Default != nil {
+			rd.add(s.Default)
+			x.Manifest.Settings[i].Default = Redacted
+		}
+	}
+	for _, s := range x.Manifest.MCPServers {
+		rd.collectServer(s)
+	}
+}
+
+func (rd *redactor) collectSettings(settings map[string]map[string]any) {
+	for ext, vals := range settings {
+		for k, v := range vals {
+			if rd.sensitive[ext][k] || LooksSecret(k) {
+				rd.add(v)
+			}
+		}
+	}
+}
+
+func (rd *redactor) collectServer(s schema.MCPServer) {
+	rd.values = append(rd.values, secretValues(s.Env)...)
+	rd.values = append(rd.values, secretValues(s.Headers)...)
+}
+
+func (rd *redactor) add(v any) {
+	switch x := v.(type) {
+	case nil:
+	case string:
+		if x != "" && !isReference(x) {
+			rd.values = append(rd.values, x)
+		}
+	default:
+		b, _ := json.Marshal(x)
+		rd.values = append(rd.values, string(b))
+	}
+}
+
+// secretValues lists the literal values of secret-looking entries of m.
+func secretValues(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		if LooksSecret(k) && v != "" && !isReference(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// text is s with the collected secrets and URL passwords cut out.
+func (rd *redactor) text(s string) string {
+	return secrets.RedactURLs(secrets.Redact(s, rd.values))
+}
+
+func (rd *redactor) server(s schema.MCPServer) schema.MCPServer {
+	s.Env = rd.strings(s.Env)
+	s.Headers = rd.strings(s.Headers)
+	s.URL = rd.text(s.URL)
+	s.Command = rd.text(s.Command)
+	if s.Args != nil {
+		args := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			args[i] = rd.text(a)
+		}
+		s.Args = args
+	}
 	return s
 }
 
-func redactMap(m map[string]string) map[string]string {
+// strings redacts the values of m: whole for secret-looking names unless
+// they only reference variables, otherwise the collected secrets within
+// them.
+func (rd *redactor) strings(m map[string]string) map[string]string {
 	for k, v := range m {
 		if LooksSecret(k) && !isReference(v) {
 			m[k] = Redacted
+		} else {
+			m[k] = rd.text(v)
 		}
 	}
 	return m
