@@ -6,15 +6,16 @@ import (
 )
 
 // secretName reports whether an environment variable's name looks like it
-// holds a secret: *_TOKEN, *_KEY, *SECRET*, *PASSWORD* and their kin.
+// holds a secret: *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, *_PASS, *WEBHOOK*
+// and their kin.
 func secretName(name string) bool {
 	n := strings.ToUpper(name)
-	for _, suffix := range []string{"_TOKEN", "_KEY", "_PAT", "_APIKEY", "_CREDENTIALS", "_COOKIE", "_SESSION"} {
+	for _, suffix := range []string{"_TOKEN", "_KEY", "_PAT", "_APIKEY", "_CREDENTIALS", "_COOKIE", "_SESSION", "_PASS"} {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}
 	}
-	for _, part := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY", "APIKEY", "ACCESS_KEY", "AUTH_TOKEN"} {
+	for _, part := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY", "APIKEY", "ACCESS_KEY", "AUTH_TOKEN", "WEBHOOK"} {
 		if strings.Contains(n, part) {
 			return true
 		}
@@ -22,13 +23,49 @@ func secretName(name string) bool {
 	return n == "TOKEN" || n == "KEY"
 }
 
-// sanitizeEnv drops the secret-looking variables of environ unless their
-// name matches one of allow (exact names or path.Match globs such as
-// "GOPRIVATE_*"). It returns the kept entries and the removed names.
+// secretValue reports whether a variable's value holds a URL with a
+// password in it, scheme://user:password@host, whatever the name
+// (DATABASE_URL, http_proxy, a list of index URLs). "user@host" alone and
+// "host:port/path@x" are not passwords.
+func secretValue(value string) bool {
+	for rest := value; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+3:]
+		token := rest
+		if end := strings.IndexAny(rest, " \t\n"); end >= 0 {
+			token = rest[:end]
+		}
+		if hasPassword(token) {
+			return true
+		}
+	}
+}
+
+// hasPassword looks at what follows "://" up to the next blank.
+func hasPassword(token string) bool {
+	at := strings.IndexByte(token, '@')
+	if at < 0 {
+		return false
+	}
+	user, pw, ok := strings.Cut(token[:at], ":")
+	if !ok || pw == "" || strings.ContainsAny(user, "/?#") {
+		return false
+	}
+	port, _, isPath := strings.Cut(pw, "/")
+	return !(isPath && port != "" && strings.Trim(port, "0123456789") == "")
+}
+
+// sanitizeEnv drops the secret-looking variables of environ (by name, or
+// by a URL with a password in the value) unless their name matches one of
+// allow (exact names or path.Match globs such as "GOPRIVATE_*"). It
+// returns the kept entries and the removed names.
 func sanitizeEnv(environ, allow []string) (kept, removed []string) {
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if secretName(name) && !allowed(name, allow) {
+		name, value, _ := strings.Cut(kv, "=")
+		if (secretName(name) || secretValue(value)) && !allowed(name, allow) {
 			removed = append(removed, name)
 			continue
 		}
