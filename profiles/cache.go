@@ -47,8 +47,14 @@ func writeCache(h store.Home, key string, r *schema.Resolved, cands []candidate)
 	if e.Manifests == nil {
 		e.Manifests = []cachedInput{}
 	}
-	// Best effort: a cache that cannot be written only costs speed.
-	_ = store.WriteJSON(cachePath(h, key), &e, store.PermPrivate)
+	// Best effort: a cache that cannot be written only costs speed. The
+	// entry holds settings values, env maps and headers: 0600 in a 0700
+	// directory, and never written where others could read it.
+	path := cachePath(h, key)
+	if store.PrivateDir(filepath.Dir(path)) != nil {
+		return
+	}
+	_ = store.WriteJSON(path, &e, store.PermPrivate)
 }
 
 func inputsOf(cands []candidate) []cachedInput {

@@ -15,9 +15,31 @@ import (
 
 // Perm values for files ollm writes.
 const (
-	PermPrivate fs.FileMode = 0o600 // state, tokens, approvals
-	PermShared  fs.FileMode = 0o644 // files meant for a repository: ollm.cue, ollm.lock
+	PermPrivate    fs.FileMode = 0o600 // state, tokens, approvals, resolved profiles
+	PermShared     fs.FileMode = 0o644 // files meant for a repository: ollm.cue, ollm.lock
+	PermDirPrivate fs.FileMode = 0o700 // directories of files that may hold secrets
 )
+
+// PrivateDir makes dir (and its missing parents) with mode 0700, and takes
+// the group and other bits off dir if it already exists with them, so
+// files that may hold secrets (resolved profiles with settings values, env
+// maps and headers) are readable by their owner only, whatever the umask
+// or an earlier version of ollm left.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, PermDirPrivate); err != nil {
+		return fmt.Errorf("create directory %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, fi.Mode().Perm()&^0o077); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
+	}
+	return nil
+}
 
 // WriteFile replaces path with data atomically: a reader sees the complete
 // old or the complete new content, even if the writer is killed. The file is

@@ -184,7 +184,7 @@ func TestGenerations(t *testing.T) {
 		}
 	}
 	fi, err := os.Stat(g.file(1))
-	if err != nil || fi.Mode().Perm() != 0o444 {
+	if err != nil || fi.Mode().Perm() != PermGeneration {
 		t.Fatalf("generation file mode: %v %v", fi, err)
 	}
 	for ws, want := range map[string]int{"/ws/a": 3, "/ws/b": 2} {

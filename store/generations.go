@@ -17,7 +17,9 @@ import (
 // Generation is what one `ollm profile apply` produced: the resolved
 // profile, the lock it was resolved with and a digest of every input, so
 // the runtime can load it without CUE while the inputs are unchanged.
-// Generation files are written once and never changed (mode 0444).
+// Generation files are written once and never changed; they hold settings
+// values, env maps and headers, so they are readable by their owner only
+// (mode 0400, in a 0700 directory).
 type Generation struct {
 	Number       int             `json:"number"`
 	Created      time.Time       `json:"created"`
@@ -54,6 +56,9 @@ type CurrentPointer struct {
 	Rollback   bool `json:"rollback,omitempty"`
 }
 
+// PermGeneration is the mode of a generation file: private and read-only.
+const PermGeneration fs.FileMode = 0o400
+
 func (g Generations) file(n int) string { return filepath.Join(g.Dir, strconv.Itoa(n)+".json") }
 func (g Generations) currentPath() string {
 	return filepath.Join(g.Dir, "current.json")
@@ -62,6 +67,9 @@ func (g Generations) currentPath() string {
 // Write stores gen under the next free number, which it returns, and makes
 // it the workspace's current generation.
 func (g Generations) Write(gen *Generation) (int, error) {
+	if err := PrivateDir(g.Dir); err != nil {
+		return 0, err
+	}
 	unlock, err := Lock(filepath.Join(g.Dir, "generations"))
 	if err != nil {
 		return 0, err
@@ -77,7 +85,7 @@ func (g Generations) Write(gen *Generation) (int, error) {
 	}
 	cp := *gen
 	cp.Number = n
-	if err := WriteJSON(g.file(n), &cp, 0o444); err != nil {
+	if err := WriteJSON(g.file(n), &cp, PermGeneration); err != nil {
 		return 0, err
 	}
 	return n, g.SetCurrent(gen.Workspace, CurrentPointer{Generation: n})
@@ -146,6 +154,9 @@ func (g Generations) Current(workspace string) (CurrentPointer, bool, error) {
 
 // SetCurrent points the workspace at a generation, atomically.
 func (g Generations) SetCurrent(workspace string, p CurrentPointer) error {
+	if err := PrivateDir(g.Dir); err != nil {
+		return err
+	}
 	return UpdateJSON(g.currentPath(), PermPrivate, func(cf *currentFile) error {
 		if cf.Workspaces == nil {
 			cf.Workspaces = map[string]CurrentPointer{}
