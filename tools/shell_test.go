@@ -152,7 +152,7 @@ func waitGone(t *testing.T, f *fixture, file string) {
 
 func TestShellBackgroundJobs(t *testing.T) {
 	f := shellFixture(t)
-	res := f.call("shell", `{"command":"echo hello; echo $$ > job.pid; sleep 30","background":true}`)
+	res := f.call("shell", `{"command":"echo $$ > job.pid; echo hello; sleep 30","background":true}`)
 	if res.Error != nil || res.Data.(map[string]any)["id"] != "job-1" {
 		t.Fatalf("background start = %+v", res)
 	}
