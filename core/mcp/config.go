@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -29,6 +30,9 @@ type Spec struct {
 	// SettingsEnv holds the extension's settings that declare an envVar,
 	// by variable name.
 	SettingsEnv map[string]string
+	// SecretEnv names the SettingsEnv variables of sensitive settings,
+	// whose values errors and status never show.
+	SecretEnv []string
 }
 
 // Transport is the server's transport with the default filled in: stdio
@@ -66,10 +70,11 @@ func Specs(r *schema.Resolved) []Spec {
 	}
 	for _, ext := range r.Extensions {
 		env := SettingsEnv(ext.Manifest.Settings, r.Profile.Settings[ext.Name])
+		secret := secretEnv(ext.Manifest.Settings)
 		for name, cfg := range ext.Manifest.MCPServers {
 			specs = append(specs, Spec{
 				Name: ext.Name + ":" + name, Config: cfg, Scope: ext.Scope,
-				Extension: ext.Name, Dir: ext.Dir, SettingsEnv: env,
+				Extension: ext.Name, Dir: ext.Dir, SettingsEnv: env, SecretEnv: secret,
 			})
 		}
 	}
@@ -133,6 +138,17 @@ func SettingsEnv(settings []schema.Setting, values map[string]any) map[string]st
 	return env
 }
 
+// secretEnv names the variables of the sensitive settings that declare one.
+func secretEnv(settings []schema.Setting) []string {
+	var out []string
+	for _, s := range settings {
+		if s.Sensitive && s.EnvVar != "" {
+			out = append(out, s.EnvVar)
+		}
+	}
+	return out
+}
+
 func settingString(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -155,10 +171,12 @@ func toolAllowed(c Config, name string) bool {
 	return len(c.IncludeTools) == 0 || contains(c.IncludeTools, name)
 }
 
-// describeCommand is how errors name a server's command or URL.
+// describeCommand is how errors name a server's command or URL, with
+// the password of a URL left out (Manager.command also leaves out the
+// server's secrets).
 func describeCommand(s Spec) string {
 	if s.Transport() != TransportStdio {
-		return s.Config.URL
+		return secrets.RedactURLs(s.Config.URL)
 	}
 	parts := []string{s.Config.Command}
 	for _, a := range s.Config.Args {
@@ -167,5 +185,5 @@ func describeCommand(s Spec) string {
 		}
 		parts = append(parts, a)
 	}
-	return strings.Join(parts, " ")
+	return secrets.RedactURLs(strings.Join(parts, " "))
 }

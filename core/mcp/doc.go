@@ -24,8 +24,15 @@
 // message size cap (limit.go, limit_http.go). Processes and sockets stay in process.go,
 // conn.go and manager.go.
 //
+// What ollm says about a server (errors, Status.Command, the stderr line it
+// quotes) never shows its secrets: the values of secret-looking variables
+// in its environment, of its extension's sensitive settings, of its
+// headers, and URL passwords (redact.go, rules in internal/secrets). The
+// server's log file keeps its raw stderr, 0600 in a 0700 directory.
+//
 // This is the only package that imports github.com/mark3labs/mcp-go; no
 // mcp-go type appears in its API. Imports: the standard library, mcp-go,
-// schema, store and core/tool. Core never prints: status changes are events
-// and server output goes to the server's log file under store.Home.Logs().
+// schema, store, internal/secrets and core/tool. Core never prints: status
+// changes are events and server output goes to the server's log file under
+// store.Home.Logs().
 package mcp

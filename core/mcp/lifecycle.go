@@ -185,14 +185,17 @@ func orInt64(n, def int64) int64 {
 }
 
 // serverError names the server and its command, as every error should.
+// Its text never shows the server's secrets (see secretsOf), whatever err
+// or the server's stderr quoted in it contains.
 func (m *Manager) serverError(s *server, doing string, err error) error {
-	return fmt.Errorf("MCP server %q (%s): %s: %w", s.spec.Name, describeCommand(s.spec), doing, err)
+	msg := fmt.Sprintf("MCP server %q (%s): %s: %v", s.spec.Name, describeCommand(s.spec), doing, err)
+	return &redactedError{msg: m.redact(s, msg), err: err}
 }
 
 // connectError explains why a connection attempt failed and what to do.
 func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Context, err error, timeout time.Duration) error {
 	if lost := c.causeOf(err); lost != nil && !errors.Is(lost, errClosed) {
-		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, stderrHint(s.logs), s.logs.where()))
+		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return m.serverError(s, stage, fmt.Errorf("no answer within %s (mcp.connectionTimeout); check that it speaks MCP over %s, or raise the timeout%s",
@@ -201,16 +204,18 @@ func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Con
 	return m.serverError(s, stage, err)
 }
 
-func stderrHint(l *serverLog) string {
-	if last := l.lastStderr(); last != "" {
-		return ": " + last
+// stderrHint quotes the last line of the server's stderr, redacted as a
+// whole first, so a short secret that is all of the line goes too.
+func (m *Manager) stderrHint(s *server) string {
+	if last := s.logs.lastStderr(); last != "" {
+		return ": " + shorten(m.redact(s, last))
 	}
 	return ""
 }
 
 // lostError explains a connection that ended while ready.
 func (m *Manager) lostError(s *server, c *conn) error {
-	return m.serverError(s, "connection lost", fmt.Errorf("%v%s%s", c.lostReason(), stderrHint(s.logs), s.logs.where()))
+	return m.serverError(s, "connection lost", fmt.Errorf("%v%s%s", c.lostReason(), m.stderrHint(s), s.logs.where()))
 }
 
 // requestRefresh asks for a tools/list refresh; requests coalesce.

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/ollm/ollm/store"
 )
 
 // DefaultMaxLogBytes caps one server's log file per session, so a server
@@ -29,20 +32,24 @@ type serverLog struct {
 	tail    []byte
 }
 
-// openServerLog opens (appending) <dir>/mcp-<name>.log.
+// openServerLog opens (appending) <dir>/mcp-<name>.log, 0600 in a 0700
+// directory.
 func openServerLog(dir, name string, max int64) (*serverLog, error) {
 	l := &serverLog{max: max}
 	if dir == "" {
 		return l, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The log holds the server's raw stderr, which may quote secrets from
+	// its environment: owner only.
+	if err := store.PrivateDir(dir); err != nil {
 		return nil, err
 	}
 	l.path = filepath.Join(dir, "mcp-"+sanitizeName(name)+".log")
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, store.PermPrivate)
 	if err != nil {
 		return nil, err
 	}
+	_ = f.Chmod(store.PermPrivate) // a log left 0644 by an earlier version
 	l.f = f
 	return l, nil
 }
@@ -82,16 +89,26 @@ func (w stderrWriter) Write(p []byte) (int, error) {
 	return w.l.Write(p)
 }
 
-// lastStderr returns the last non-empty line the server wrote to stderr.
+// lastStderr returns the last non-empty line the server wrote to stderr,
+// whole: cut it (shorten) only after redacting it, so no secret is cut in
+// half where redaction would miss it.
 func (l *serverLog) lastStderr() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lines := bytes.Split(bytes.TrimSpace(l.tail), []byte("\n"))
-	last := strings.TrimSpace(string(lines[len(lines)-1]))
-	if len(last) > 300 {
-		last = last[:300] + "..."
+	return strings.TrimSpace(string(lines[len(lines)-1]))
+}
+
+// shorten cuts a quoted line to 300 bytes, at a character boundary.
+func shorten(s string) string {
+	if len(s) <= 300 {
+		return s
 	}
-	return last
+	i := 300
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 // where tells the user where to look for details.

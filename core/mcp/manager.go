@@ -180,7 +180,8 @@ func New(specs []Spec, opts Options) *Manager {
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, sp := range specs {
 		s := &server{spec: sp, settled: make(chan struct{}), refresh: make(chan struct{}, 1)}
-		s.status = Status{Name: sp.Name, Transport: sp.Transport(), Command: describeCommand(sp), Scope: sp.Scope}
+		s.status = Status{Name: sp.Name, Transport: sp.Transport(), Scope: sp.Scope}
+		s.status.Command = m.command(s)
 		m.servers[sp.Name] = s
 		m.order = append(m.order, sp.Name)
 	}

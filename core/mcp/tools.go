@@ -249,7 +249,7 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 		return errResult(tool.ErrTimeout, "MCP tool %s: no answer within %s; the call was cancelled (raise the server's timeout if it needs longer)", key, timeout)
 	}
 	if lost := c.causeOf(err); lost != nil {
-		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, describeCommand(s.spec), key.Tool, lost, s.logs.where())
+		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, m.command(s), key.Tool, lost, s.logs.where())
 	}
 	if c.auth.wantsLogin() {
 		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: ollm mcp login %s", key, key.Server)
