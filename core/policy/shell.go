@@ -30,13 +30,23 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // parse is one broken part about which nothing is known.
 func splitCommand(src string) []part {
 	s := splitter{parts: make([]part, 0, 8)}
-	s.split(src, "", 0)
+	s.split(src, "", 0, nil)
 	return s.parts
 }
 
 type splitter struct{ parts []part }
 
-func (s *splitter) split(src, via string, depth int) {
+// script is one parsed command line while it is walked: the nodes above
+// the current one, and where its standard input comes from (nil: the
+// tool's own input, which the policy cannot see).
+type script struct {
+	src   string
+	file  *syntax.File
+	stack []syntax.Node
+	in    *source
+}
+
+func (s *splitter) split(src, via string, depth int, in *source) {
 	if depth > maxDepth {
 		s.parts = append(s.parts, unknownPart(src, via, "wrappers nest deeper than the policy looks"))
 		return
@@ -50,46 +60,77 @@ func (s *splitter) split(src, via string, depth int) {
 		s.parts = append(s.parts, u)
 		return
 	}
+	sc := &script{src: src, file: f, in: in}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case nil: // the children of the top of the stack are done
+			sc.stack = sc.stack[:len(sc.stack)-1]
+			return true
 		case *syntax.Stmt:
-			s.stmt(src, n, via, depth)
+			s.stmt(sc, n, via, depth)
 		case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
 			return false // nothing runs inside
 		}
+		sc.stack = append(sc.stack, n)
 		return true
 	})
 }
 
 // stmt turns one statement's command into parts. Nested statements (in
 // $(...), subshells, blocks, loops, functions) are reached by the walk.
-func (s *splitter) stmt(src string, st *syntax.Stmt, via string, depth int) {
-	writes := redirWrites(src, st.Redirs)
+func (s *splitter) stmt(sc *script, st *syntax.Stmt, via string, depth int) {
+	at := source{sc: sc, st: st, n: len(sc.stack)}
+	writes := redirWrites(sc.src, st.Redirs)
 	switch c := st.Cmd.(type) {
 	case *syntax.CallExpr:
+		if len(c.Assigns) > 0 {
+			s.assigns(sc, c.Assigns, slice(sc.src, c), via, depth)
+		}
 		if len(c.Args) > 0 {
-			pt := wordsPart(wordValues(src, c.Args), slice(src, c), via)
+			pt := wordsPart(wordValues(sc.src, c.Args), slice(sc.src, c), via)
 			pt.writes = writes
-			s.add(pt, depth)
+			s.add(pt, depth, &at)
 			return
 		}
 	case *syntax.DeclClause:
 		vals := []any{c.Variant.Value}
 		for _, a := range c.Args {
-			vals = append(vals, assignValue(src, a))
+			vals = append(vals, assignValue(sc.src, a))
 		}
-		pt := wordsPart(vals, slice(src, c), via)
+		pt := wordsPart(vals, slice(sc.src, c), via)
 		pt.writes = writes
-		s.parts = append(s.parts, pt)
+		s.add(pt, depth, &at)
 		return
 	}
 	if len(writes) > 0 { // "> file", "{ ...; } > file": the redirection is a part
-		s.parts = append(s.parts, part{program: "", args: []any{}, command: "", writes: writes, text: slice(src, st), via: via})
+		s.parts = append(s.parts, part{program: "", args: []any{}, command: "", writes: writes, text: slice(sc.src, st), via: via})
 	}
 }
 
-// add appends a part and the commands hidden inside it by wrappers.
-func (s *splitter) add(pt part, depth int) {
+// assigns judges the variables a command sets before its words
+// (`PAGER=x git log`, `PROMPT_COMMAND=...`): see vars.go.
+func (s *splitter) assigns(sc *script, as []*syntax.Assign, text, via string, depth int) {
+	for _, a := range as {
+		if a.Name == nil {
+			continue
+		}
+		var v any = unknown{text: slice(sc.src, a)}
+		switch {
+		case a.Append || a.Array != nil || a.Index != nil:
+		case a.Value == nil:
+			v = ""
+		default:
+			v = wordValue(sc.src, a.Value)
+		}
+		if ins := varInners(a.Name.Value, v); ins != nil {
+			s.run(ins, part{text: text, via: via}, "", depth, nil)
+		}
+	}
+}
+
+// add appends a part and the commands hidden inside it by wrappers. at is
+// the statement the part comes from, for what it reads on its input.
+func (s *splitter) add(pt part, depth int, at *source) {
 	s.parts = append(s.parts, pt)
 	prog, ok := pt.program.(string)
 	if !ok {
@@ -97,20 +138,29 @@ func (s *splitter) add(pt part, depth int) {
 	}
 	w, ok := wrappers[prog]
 	if !ok {
-		return
+		if w = versioned(prog); w == nil {
+			return
+		}
 	}
 	args, _ := pt.args.([]any)
-	for _, in := range w(args) {
+	s.run(w(args), pt, prog, depth, at)
+}
+
+// run turns what a wrapper runs into parts.
+func (s *splitter) run(ins []inner, pt part, prog string, depth int, at *source) {
+	for _, in := range ins {
 		via := joinVia(pt.via, in.label(prog))
 		switch {
 		case depth >= maxDepth:
 			s.parts = append(s.parts, unknownPart(pt.text, via, "wrappers nest deeper than the policy looks"))
 		case in.note != "":
 			s.parts = append(s.parts, unknownPart(pt.text, via, in.note))
+		case in.stdin != "":
+			s.readsInput(in, pt, prog, via, depth, at)
 		case in.script != "":
-			s.split(in.script, via, depth+1)
+			s.split(in.script, via, depth+1, in.input(at))
 		case len(in.words) > 0:
-			s.add(wordsPart(in.words, display(joinWords(in.words)), via), depth+1)
+			s.add(wordsPart(in.words, display(joinWords(in.words)), via), depth+1, at)
 		}
 	}
 }

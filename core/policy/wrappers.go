@@ -9,42 +9,95 @@ import (
 type inner struct {
 	words  []any  // the wrapped command, program first
 	script string // a command line the wrapper hands to a shell
+	stdin  string // the language of a program it reads from its input: "sh", "python"
 	note   string // set when the wrapped command cannot be known
 	how    string // how it is wrapped: "-c", "-exec"
+	apart  bool   // it runs later, not fed by this command's input (trap, PROMPT_COMMAND)
 }
 
 func (in inner) label(prog string) string {
-	if in.how == "" {
+	switch {
+	case in.how == "":
 		return prog
+	case prog == "":
+		return in.how
 	}
 	return prog + " " + in.how
+}
+
+// input is where the input of what it runs comes from.
+func (in inner) input(at *source) *source {
+	if in.apart {
+		return laterInput
+	}
+	return at
+}
+
+// readsStdin: the wrapper reads a program in lang from its input.
+func readsStdin(lang string) []inner {
+	return []inner{{stdin: lang, how: "reading its input"}}
+}
+
+// isStdinPath reports whether a file operand names the standard input.
+func isStdinPath(v any) bool {
+	switch v {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
 }
 
 // wrappers maps programs that run another command to a function that
 // finds it in their arguments.
 var wrappers = map[string]func(args []any) []inner{
 	"bash": shellWrap, "sh": shellWrap, "zsh": shellWrap, "dash": shellWrap,
-	"ksh": shellWrap, "mksh": shellWrap, "ash": shellWrap, "fish": shellWrap,
-	"eval":    evalWrap,
-	"env":     envWrap,
-	"find":    findWrap,
-	"xargs":   xargsWrap,
-	"command": commandWrap,
-	"watch":   watchWrap,
-	"su":      suWrap,
-	"timeout": operandWrap("sk", "--signal", "--kill-after"),
-	"chroot":  operandWrap("", "--userspec", "--groups"),
-	"nohup":   optsWrap(""),
-	"builtin": optsWrap(""),
-	"setsid":  optsWrap(""),
-	"exec":    optsWrap("a"),
-	"nice":    optsWrap("n", "--adjustment"),
-	"time":    optsWrap("fo", "--format", "--output"),
-	"stdbuf":  optsWrap("ioe", "--input", "--output", "--error"),
-	"ionice":  optsWrap("cnpPu", "--class", "--classdata", "--pid", "--pgid", "--uid"),
-	"doas":    optsWrap("uC"),
-	"sudo": optsWrap("ugpCDrtTU", "--user", "--group", "--prompt", "--close-from",
-		"--chdir", "--role", "--type", "--command-timeout", "--other-user", "--host"),
+	"ksh": shellWrap, "mksh": shellWrap, "ash": shellWrap, "fish": shellWrap, "yash": shellWrap,
+	"python": pythonWrap, "pypy": pythonWrap,
+	"node": nodeWrap, "nodejs": nodeWrap,
+	"perl":   perlWrap,
+	"ruby":   rubyWrap,
+	"eval":   evalWrap,
+	"trap":   trapWrap,
+	"source": sourceWrap,
+	".":      sourceWrap,
+	"env":    envWrap,
+	"export": declWrap, "declare": declWrap, "typeset": declWrap, "local": declWrap, "readonly": declWrap,
+	"find":     findWrap,
+	"xargs":    xargsWrap,
+	"parallel": parallelWrap,
+	"command":  commandWrap,
+	"watch":    watchWrap,
+	"su":       suWrap,
+	"runuser":  suWrap,
+	"sudo":     sudoWrap,
+	"doas":     doasWrap,
+	"flock":    flockWrap,
+	"script":   scriptWrap,
+	"strace":   straceWrap,
+	"busybox":  appletWrap,
+	"toybox":   appletWrap,
+	"timeout":  operandWrap("sk", "--signal", "--kill-after"),
+	"chroot":   chrootWrap,
+	"nohup":    optsWrap(""),
+	"builtin":  optsWrap(""),
+	"setsid":   optsWrap(""),
+	"unbuffer": optsWrap(""),
+	"exec":     optsWrap("a"),
+	"nice":     optsWrap("n", "--adjustment"),
+	"time":     optsWrap("fo", "--format", "--output"),
+	"stdbuf":   optsWrap("ioe", "--input", "--output", "--error"),
+	"ionice":   optsWrap("cnpPu", "--class", "--classdata", "--pid", "--pgid", "--uid"),
+	"ltrace":   optsWrap("aAeFlnopsuxDw", "--output", "--library", "--indent", "--align", "--config"),
+}
+
+// versioned finds the wrapper of a versioned program name: python3.12,
+// perl5.36, bash5.
+func versioned(prog string) func([]any) []inner {
+	base := strings.TrimRight(prog, "0123456789.")
+	if base == prog || base == "" {
+		return nil
+	}
+	return wrappers[base]
 }
 
 var notLiteral = []inner{{note: "a word of the wrapped command or of its options is not a literal word"}}
@@ -106,8 +159,26 @@ func operandWrap(valueOpts string, longValue ...string) func([]any) []inner {
 		if i+1 >= len(args) {
 			return nil
 		}
+		if _, ok := args[i].(string); !ok { // "$T" unquoted could be no word or many
+			return notLiteral
+		}
 		return wordsInner(args[i+1:], "")
 	}
+}
+
+// chrootWrap: chroot [options] NEWROOT [command]; without a command it
+// runs an interactive shell, which reads its input.
+func chrootWrap(args []any) []inner {
+	i, ok := skipOpts(args, "", "--userspec", "--groups")
+	switch {
+	case !ok:
+		return notLiteral
+	case i >= len(args):
+		return nil
+	case i+1 == len(args):
+		return readsStdin("sh")
+	}
+	return operandWrap("", "--userspec", "--groups")(args)
 }
 
 func wordsInner(words []any, how string) []inner {
@@ -126,9 +197,10 @@ func scriptInner(v any, how string) []inner {
 }
 
 // shellWrap finds the command of `bash -c CMD`, `sh -lc CMD` and the like.
-// Without -c a shell runs a script file or reads stdin: nothing to see.
+// Without -c a shell runs a script file, or with -s, no operand or
+// /dev/stdin reads its commands from its input.
 func shellWrap(args []any) []inner {
-	hasC := false
+	hasC, hasS := false, false
 	for i := 0; i < len(args); i++ {
 		a, ok := args[i].(string)
 		switch {
@@ -140,20 +212,93 @@ func shellWrap(args []any) []inner {
 			if hasC && i+1 < len(args) {
 				return scriptInner(args[i+1], "-c")
 			}
-			return nil
+			return shellOperands(args[i+1:], hasC, hasS)
 		case a == "-o" || a == "+o" || a == "-O" || a == "+O" || a == "--rcfile" || a == "--init-file":
 			i++
+		case a == "--help" || a == "--version":
+			return nil
 		case len(a) > 1 && a[0] == '-' && a[1] != '-':
 			hasC = hasC || strings.ContainsRune(a[1:], 'c')
+			hasS = hasS || strings.ContainsRune(a[1:], 's')
 		case len(a) > 1 && (a[0] == '+' || a[0] == '-'):
 		case hasC:
 			return scriptInner(a, "-c")
 		default:
-			return nil
+			return shellOperands(args[i:], hasC, hasS)
 		}
+	}
+	return shellOperands(nil, hasC, hasS)
+}
+
+// shellOperands: with -s the operands are parameters and the commands come
+// from the input; otherwise the first operand is a script file.
+func shellOperands(ops []any, hasC, hasS bool) []inner {
+	switch {
+	case hasC:
+		return nil // -c without a command is an error
+	case hasS || len(ops) == 0 || isStdinPath(ops[0]):
+		return readsStdin("sh")
 	}
 	return nil
 }
+
+// interpWrap is a language interpreter: inline flags take a program
+// argument (judged by the program's name), exit flags print and exit,
+// valueOpts take the next word. Without a program or script file, or
+// with "-" or /dev/stdin, it reads its program from its input.
+func interpWrap(lang, inline, exit, valueOpts string, longValue ...string) func([]any) []inner {
+	return func(args []any) []inner {
+		for i := 0; i < len(args); i++ {
+			a, ok := args[i].(string)
+			switch {
+			case !ok: // a file, or options known only when it runs: judged by name
+				return nil
+			case a == "-" || isStdinPath(a):
+				return readsStdin(lang)
+			case a == "--":
+				if i+1 < len(args) && args[i+1] != "-" && !isStdinPath(args[i+1]) {
+					return nil
+				}
+				return readsStdin(lang)
+			case len(a) < 2 || a[0] != '-':
+				return nil // a script file
+			case strings.HasPrefix(a, "--"):
+				if slices.Contains(longValue, a) {
+					i++
+				} else if slices.Contains(interpExitLong, strings.SplitN(a, "=", 2)[0]) {
+					return nil
+				}
+			default:
+				for j := 1; j < len(a); j++ {
+					c := a[j]
+					if strings.IndexByte(inline, c) >= 0 || strings.IndexByte(exit, c) >= 0 {
+						return nil
+					}
+					if strings.IndexByte(valueOpts, c) >= 0 {
+						if j == len(a)-1 {
+							i++
+						}
+						break
+					}
+				}
+			}
+		}
+		return readsStdin(lang)
+	}
+}
+
+// interpExitLong are long options after which an interpreter runs no
+// program from its input: it prints, checks, tests or takes one inline.
+var interpExitLong = []string{"--version", "--help", "--help-all", "--help-env", "--help-xoptions",
+	"--eval", "--print", "--check", "--test", "--run", "--v8-options", "--yydebug", "--dump"}
+
+var (
+	pythonWrap = interpWrap("python", "cm", "Vh?", "WXQ")
+	nodeWrap   = interpWrap("node", "ep", "vhc", "rC", "--require", "--import", "--loader",
+		"--experimental-loader", "--conditions", "--input-type", "--title", "--env-file")
+	perlWrap = interpWrap("perl", "eE", "vVh", "")
+	rubyWrap = interpWrap("ruby", "e", "vh", "IrCEF")
+)
 
 // evalWrap: eval joins its arguments and runs them as a command line.
 func evalWrap(args []any) []inner {
@@ -169,31 +314,35 @@ func evalWrap(args []any) []inner {
 }
 
 // envWrap: env [options] [NAME=VALUE...] [command [args]]; -S splits a
-// string into a command.
+// string into a command. Variables that run code are judged (vars.go).
 func envWrap(args []any) []inner {
+	var vars []any
 	for i := 0; i < len(args); i++ {
 		a, ok := args[i].(string)
 		if !ok {
 			if u, _ := args[i].(unknown); isAssignment(u.text) {
+				vars = append(vars, u)
 				continue
 			}
 			return notLiteral
 		}
 		switch {
 		case a == "-S" || a == "--split-string":
-			return splitString(args[i+1:])
+			return append(envInners(vars), splitString(args[i+1:])...)
 		case strings.HasPrefix(a, "--split-string="):
-			return splitString(append([]any{strings.TrimPrefix(a, "--split-string=")}, args[i+1:]...))
+			return append(envInners(vars), splitString(append([]any{strings.TrimPrefix(a, "--split-string=")}, args[i+1:]...))...)
 		case strings.HasPrefix(a, "-S"):
-			return splitString(append([]any{a[2:]}, args[i+1:]...))
+			return append(envInners(vars), splitString(append([]any{a[2:]}, args[i+1:]...))...)
 		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
 			i++
-		case a == "--" || a == "-" || (len(a) > 1 && a[0] == '-') || isAssignment(a):
+		case isAssignment(a):
+			vars = append(vars, a)
+		case a == "--" || a == "-" || (len(a) > 1 && a[0] == '-'):
 		default:
-			return wordsInner(args[i:], "")
+			return append(envInners(vars), wordsInner(args[i:], "")...)
 		}
 	}
-	return nil
+	return envInners(vars)
 }
 
 func splitString(args []any) []inner {
@@ -294,7 +443,8 @@ func watchWrap(args []any) []inner {
 	return evalWrap(args[i:])
 }
 
-// suWrap: su [options] [user] -c CMD runs CMD through the user's shell.
+// suWrap: su [options] [user] -c CMD runs CMD through the user's shell;
+// without -c the shell reads its commands from su's input.
 func suWrap(args []any) []inner {
 	for i, a := range args {
 		s, ok := a.(string)
@@ -305,7 +455,306 @@ func suWrap(args []any) []inner {
 			return scriptInner(args[i+1], "-c")
 		case strings.HasPrefix(s, "--command="):
 			return scriptInner(strings.TrimPrefix(s, "--command="), "-c")
+		case s == "--help" || s == "--version":
+			return nil
 		}
 	}
+	return readsStdin("sh")
+}
+
+// sudoWrap: sudo [options] [NAME=VALUE...] [command]. -s and -i run the
+// command through a shell, or without one a shell that reads its input;
+// -l, -v, -e, -k/-K alone, -V and -h run nothing.
+func sudoWrap(args []any) []inner {
+	shell, i := false, 0
+	for i < len(args) {
+		a, ok := args[i].(string)
+		if !ok {
+			return notLiteral
+		}
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		i++
+		if strings.HasPrefix(a, "--") {
+			switch strings.SplitN(a, "=", 2)[0] {
+			case "--shell", "--login":
+				shell = true
+			case "--list", "--validate", "--edit", "--version", "--help", "--remove-timestamp":
+				return nil
+			case "--user", "--group", "--prompt", "--close-from", "--chdir", "--role", "--type",
+				"--command-timeout", "--other-user", "--host", "--chroot":
+				if !strings.Contains(a, "=") {
+					i++
+				}
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			switch c := a[j]; {
+			case c == 's' || c == 'i':
+				shell = true
+			case strings.IndexByte("lveVhK", c) >= 0:
+				return nil
+			case strings.IndexByte("ugpCDrtTUR", c) >= 0:
+				if j == len(a)-1 {
+					i++
+				}
+				j = len(a)
+			}
+		}
+	}
+	return runAs(args[min(i, len(args)):], shell)
+}
+
+// runAs is what sudo and doas run after their options.
+func runAs(rest []any, shell bool) []inner {
+	n := 0
+	for n < len(rest) {
+		if s, ok := rest[n].(string); !ok || !isAssignment(s) {
+			break
+		}
+		n++
+	}
+	out := envInners(rest[:n])
+	if n == len(rest) && shell {
+		return append(out, readsStdin("sh")...)
+	}
+	return append(out, wordsInner(rest[n:], "")...)
+}
+
+// doasWrap: doas [-Lns] [-C config] [-u user] command; -s alone runs a
+// shell that reads its input; -C only checks.
+func doasWrap(args []any) []inner {
+	i, ok := skipOpts(args, "uC")
+	if !ok {
+		return notLiteral
+	}
+	shell := false
+	for _, a := range args[:i] {
+		s := a.(string)
+		switch {
+		case !strings.HasPrefix(s, "-") || strings.HasPrefix(s, "-u"):
+		case strings.HasPrefix(s, "-C") || s == "-L":
+			return nil
+		case strings.ContainsRune(s, 's'):
+			shell = true
+		}
+	}
+	return runAs(args[i:], shell)
+}
+
+// trapWrap: trap [-lp] [BODY SIGNAL...] runs BODY when a signal comes.
+// "-" or a lone signal resets it; a leading number makes every operand a
+// signal (POSIX).
+func trapWrap(args []any) []inner {
+	i, ok := skipOpts(args, "")
+	if !ok {
+		return notLiteral
+	}
+	if i > 0 && args[i-1] != "--" || i == len(args) {
+		return nil // -l and -p print
+	}
+	body, ok := args[i].(string)
+	switch {
+	case !ok:
+		return []inner{{note: "the command trap runs is not a literal string", apart: true}}
+	case body == "-" || isNumber(body) || (len(args) == i+1 && isSignal(body)):
+		return nil
+	}
+	return []inner{{script: body, apart: true}}
+}
+
+func isNumber(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// isSignal reports whether s reads as a signal name: INT, SIGTERM, RTMIN+1.
+func isSignal(s string) bool {
+	return s != "" && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-") == ""
+}
+
+// sourceWrap: source FILE runs a file's commands. A file is judged by
+// name (docs: known limits), but a process substitution or the input
+// carries commands made by this command line.
+func sourceWrap(args []any) []inner {
+	if len(args) == 0 {
+		return nil
+	}
+	f := args[0]
+	if f == "--" && len(args) > 1 {
+		f = args[1]
+	}
+	switch u, _ := f.(unknown); {
+	case isStdinPath(f):
+		return readsStdin("sh")
+	case strings.HasPrefix(u.text, "<(") || strings.HasPrefix(u.text, "$(") || strings.HasPrefix(u.text, "`"):
+		return []inner{{note: "it runs commands made only when the command runs: " + u.text}}
+	}
 	return nil
+}
+
+// declWrap: export, declare, local, readonly and typeset set variables;
+// those that make programs run code are judged (vars.go). -p and -f only
+// print.
+func declWrap(args []any) []inner {
+	var out []inner
+	for _, a := range args {
+		if s, ok := a.(string); ok && (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) {
+			if strings.ContainsAny(s, "pfF") {
+				return nil
+			}
+			continue
+		}
+		if name, v, ok := splitAssign(a); ok {
+			out = append(out, varInners(name, v)...)
+			continue
+		}
+		switch a := a.(type) {
+		case string: // export NAME: its value was set elsewhere
+			if varRisk(a) != varPlain {
+				out = append(out, inner{note: "it declares " + a + ", whose value is set elsewhere and can make programs run code", how: a})
+			}
+		case unknown:
+			out = append(out, inner{note: "it sets a variable named only when the command runs: " + a.text})
+		}
+	}
+	return out
+}
+
+// flockWrap: flock [options] FILE COMMAND [args], flock [options] FILE
+// -c CMD, flock [options] FD (no command).
+func flockWrap(args []any) []inner {
+	i := 0
+	for i < len(args) {
+		a, ok := args[i].(string)
+		if !ok {
+			return notLiteral
+		}
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		i++
+		switch {
+		case a == "--command" || a == "-c":
+			return commandArg(args, i)
+		case strings.HasPrefix(a, "--command="):
+			return scriptInner(strings.TrimPrefix(a, "--command="), "-c")
+		case a == "--timeout" || a == "--wait" || a == "--conflict-exit-code":
+			i++
+		case !strings.HasPrefix(a, "--") && strings.IndexAny(a[len(a)-1:], "wE") == 0:
+			i++
+		}
+	}
+	if i >= len(args) {
+		return nil
+	}
+	if _, ok := args[i].(string); !ok {
+		return notLiteral // "$L" unquoted could be no word or many
+	}
+	rest := args[i+1:]
+	if len(rest) > 0 && (rest[0] == "-c" || rest[0] == "--command") {
+		return commandArg(rest, 1)
+	}
+	return wordsInner(rest, "")
+}
+
+// commandArg is the -c CMD whose CMD is args[i].
+func commandArg(args []any, i int) []inner {
+	if i >= len(args) {
+		return nil
+	}
+	return scriptInner(args[i], "-c")
+}
+
+// scriptWrap: script [options] [file] runs -c CMD through a shell, or
+// without -c an interactive shell that reads its input.
+func scriptWrap(args []any) []inner {
+	for i := 0; i < len(args); i++ {
+		a, ok := args[i].(string)
+		switch {
+		case !ok:
+			return notLiteral
+		case a == "--":
+			return readsStdin("sh")
+		case a == "--command" || a == "-c":
+			return commandArg(args, i+1)
+		case strings.HasPrefix(a, "--command="):
+			return scriptInner(strings.TrimPrefix(a, "--command="), "-c")
+		case a == "--help" || a == "--version" || a == "-h" || a == "-V":
+			return nil
+		case slices.Contains([]string{"--echo", "--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format"}, a):
+			i++
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			for j := 1; j < len(a); j++ {
+				if a[j] == 'c' {
+					if j < len(a)-1 {
+						return scriptInner(a[j+1:], "-c")
+					}
+					return commandArg(args, i+1)
+				}
+				if strings.IndexByte("EIOBTm", a[j]) >= 0 {
+					if j == len(a)-1 {
+						i++
+					}
+					break
+				}
+			}
+		}
+	}
+	return readsStdin("sh")
+}
+
+// straceWrap: strace [options] command; -E NAME=VALUE sets a variable for
+// the command.
+func straceWrap(args []any) []inner {
+	const valueOpts = "abeEIoOpPsSuUX"
+	i, ok := skipOpts(args, valueOpts, "--output", "--attach", "--trace-path", "--string-limit",
+		"--columns", "--user", "--env", "--detach-on", "--summary-sort-by")
+	if !ok {
+		return notLiteral
+	}
+	var vars []any
+	for k := 0; k < i; k++ {
+		a := args[k].(string)
+		switch {
+		case a == "--env" && k+1 < i:
+			vars = append(vars, args[k+1])
+		case strings.HasPrefix(a, "--env="):
+			vars = append(vars, strings.TrimPrefix(a, "--env="))
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			if j := strings.IndexAny(a[1:], valueOpts) + 1; j > 0 && a[j] == 'E' {
+				if j < len(a)-1 {
+					vars = append(vars, a[j+1:])
+				} else if k+1 < i {
+					vars = append(vars, args[k+1])
+				}
+			}
+		}
+	}
+	return append(envInners(vars), wordsInner(args[i:], "")...)
+}
+
+// appletWrap: busybox APPLET [args] and toybox APPLET [args] run the
+// applet; options (--list, --install) run nothing.
+func appletWrap(args []any) []inner {
+	if len(args) == 0 {
+		return nil
+	}
+	a, ok := args[0].(string)
+	switch {
+	case !ok:
+		return notLiteral
+	case strings.HasPrefix(a, "-"):
+		return nil
+	}
+	return wordsInner(args, "")
 }
