@@ -125,7 +125,7 @@ func (f *tokenFile) SaveToken(ctx context.Context, t *transport.Token) error {
 }
 
 func writeRecord(path string, rec tokenRecord) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := store.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
 	return store.WriteJSON(path, rec, store.PermPrivate)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -141,7 +140,7 @@ func discard(resp *http.Response) {
 func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*transport.Token, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(t.file.path), 0o700); err != nil { // before store.Lock makes it 0755
+	if err := store.PrivateDir(filepath.Dir(t.file.path)); err != nil { // before store.Lock makes it 0755
 		return nil, err
 	}
 	unlock, err := store.Lock(t.file.path)
