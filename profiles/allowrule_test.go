@@ -82,7 +82,7 @@ func TestAddPolicyRulesLoads(t *testing.T) {
 	if err := AddPolicyRules(home.Profile(), alwaysGit, mcp); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Load(Options{Home: home, Workspace: ws, NoCache: true})
+	r, err := Load(Options{Home: home, Workspace: ws, NoCache: true, Ungated: true})
 	if err != nil {
 		t.Fatal(err)
 	}

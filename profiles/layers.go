@@ -1,6 +1,8 @@
 package profiles
 
 import (
+	"path/filepath"
+
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
@@ -39,6 +41,16 @@ type layer struct {
 type collected struct {
 	elts   [][]ast.Expr // per listPaths index
 	scopes [][]schema.Scope
+	dirs   [][]string // the directory of the layer each entry came from
+}
+
+// dir is the directory relative paths in the layer resolve against: the
+// directory of its file ("" for the builtin layer).
+func (l *layer) dir() string {
+	if l.scope == schema.ScopeBuiltin || l.path == "" {
+		return ""
+	}
+	return filepath.Dir(l.path)
 }
 
 func parseLayer(scope schema.Scope, name string, data []byte) (*layer, error) {
@@ -64,7 +76,7 @@ func setPackage(f *ast.File) {
 // extractLists removes the extendable lists from every layer and returns
 // their entries in layer order.
 func extractLists(layers []*layer) collected {
-	c := collected{elts: make([][]ast.Expr, len(listPaths)), scopes: make([][]schema.Scope, len(listPaths))}
+	c := collected{elts: make([][]ast.Expr, len(listPaths)), scopes: make([][]schema.Scope, len(listPaths)), dirs: make([][]string, len(listPaths))}
 	for _, l := range layers {
 		for i, p := range listPaths {
 			for _, list := range takeFields(&l.file.Decls, p) {
@@ -78,6 +90,7 @@ func extractLists(layers []*layer) collected {
 					}
 					c.elts[i] = append(c.elts[i], e)
 					c.scopes[i] = append(c.scopes[i], l.scope)
+					c.dirs[i] = append(c.dirs[i], l.dir())
 				}
 			}
 		}

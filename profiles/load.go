@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -20,6 +22,10 @@ type Options struct {
 	Teams     []TeamFile  // team profiles (extends) pinned by the lock, in the store
 	Model     string      // --model: replaces model.name for this run
 	NoCache   bool        // always evaluate CUE
+	// Ungated resolves as if the workspace were approved. Only for what
+	// runs nothing: the resolver (fetching and pinning) and `ollm trust`
+	// showing what it would approve. Everything else gets the gated view.
+	Ungated bool
 }
 
 // LockedDir is a locked extension already present in the store.
@@ -40,7 +46,7 @@ type TeamFile struct {
 
 // cacheVersion changes whenever the resolution logic changes, so an old
 // cache entry is never read by a new binary.
-const cacheVersion = "ollm-resolved-1"
+const cacheVersion = "ollm-resolved-2"
 
 // Load resolves the profile. A *Error means the profile layers are invalid
 // (exit status 2); problems with single extensions are in
@@ -50,13 +56,18 @@ func Load(opts Options) (*schema.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := in.key(opts)
+	trust, err := workspaceTrust(opts, in)
+	if err != nil {
+		return nil, err
+	}
+	trust.Gated = !trust.Approved && !opts.Ungated && trust.Digest != ""
+	key := in.key(opts, trust)
 	if !opts.NoCache {
 		if r, ok := readCache(opts, key); ok {
 			return r, nil
 		}
 	}
-	r, cands, err := resolve(opts, in)
+	r, cands, err := resolve(opts, in, trust)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +131,9 @@ func workspaceProfile(opts Options) string {
 }
 
 // key digests everything but the extension manifests.
-func (in *inputs) key(opts Options) string {
+func (in *inputs) key(opts Options, t schema.Trust) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", cacheVersion, opts.Home.Dir, opts.Workspace.Root, opts.Model)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%t\x00", cacheVersion, opts.Home.Dir, opts.Workspace.Root, opts.Model, t.Digest, t.Approved, t.Gated)
 	for _, name := range schemaAndBuiltinNames() {
 		fmt.Fprintf(h, "%s\x00", name)
 	}
@@ -143,7 +154,7 @@ func (in *inputs) key(opts Options) string {
 
 // resolve evaluates CUE: the profile layers as one instance, then each
 // discovered manifest.
-func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
+func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []candidate, error) {
 	c, err := newCompiler()
 	if err != nil {
 		return nil, nil, err
@@ -153,7 +164,7 @@ func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
 		return nil, nil, err
 	}
 	layers := []*layer{b}
-	r := &schema.Resolved{Version: schema.Version, Workspace: opts.Workspace.Root}
+	r := &schema.Resolved{Version: schema.Version, Workspace: opts.Workspace.Root, Trust: trust}
 	r.Layers = append(r.Layers, schema.Layer{Scope: schema.ScopeBuiltin, File: b.path, Digest: sha(b.data)})
 	var diags []Diagnostic
 	for _, li := range in.layers {
@@ -168,7 +179,20 @@ func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
 	if len(diags) > 0 {
 		return nil, nil, &Error{Diags: diags, Fix: fixProfile}
 	}
+	if teamsFromWorkspace(layers) {
+		for i, l := range layers {
+			if l.scope == schema.ScopeStore {
+				l.scope = schema.ScopeWorkspace
+				r.Layers[i].Scope = schema.ScopeWorkspace
+			}
+		}
+	}
 	r.Problems = append(r.Problems, dropWorkspaceTrust(layers)...)
+	if trust.Gated {
+		if err := gateLayers(layers, &r.Trust); err != nil {
+			return nil, nil, err
+		}
+	}
 	r.ServerScopes = serverScopes(layers)
 	r.ModeScope = firstSetter(layers, "policy", "mode")
 	r.DefaultActionScope = firstSetter(layers, "policy", "defaultAction")
@@ -188,16 +212,48 @@ func resolve(opts Options, in *inputs) (*schema.Resolved, []candidate, error) {
 	if opts.Model != "" {
 		r.Profile.Model.Name = opts.Model
 	}
-	r.Problems = append(r.Problems, mergeMCPJSON(opts, in.mcp, r)...)
-	if !r.Profile.Extensions.Enabled {
-		return r, nil, nil
+	if trust.Gated {
+		if names := mcpJSONNames(opts, in.mcp); len(names) > 0 {
+			r.Trust.HeldServers = append(r.Trust.HeldServers, names...)
+			r.Problems = append(r.Problems, schema.Problem{Severity: "warning", File: opts.Workspace.MCPJSON(),
+				Message: fmt.Sprintf("workspace not approved: .mcp.json servers held back: %s", strings.Join(names, ", ")),
+				Fix:     "review them with `ollm trust` and approve the workspace there"})
+		}
+	} else {
+		r.Problems = append(r.Problems, mergeMCPJSON(opts, in.mcp, r)...)
 	}
-	cands, probs := scan(discoverRoots(opts, r.Profile, r.DirectoryScopes))
-	r.Problems = append(r.Problems, probs...)
-	exts, probs := c.loadExtensions(cands)
-	r.Extensions = exts
-	r.Problems = append(r.Problems, probs...)
-	return r, cands, nil
+	resolveLayerPaths(r, layers, lists, opts.Workspace.Root)
+	if r.Profile.Extensions.Enabled {
+		cands, probs := scan(discoverRoots(opts, r.Profile, r.DirectoryScopes))
+		r.Problems = append(r.Problems, probs...)
+		exts, probs := c.loadExtensions(cands)
+		r.Extensions = exts
+		r.Problems = append(r.Problems, probs...)
+		if trust.Gated {
+			gateExtensions(r)
+		}
+		r.Problems = append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...)
+		return r, cands, nil
+	}
+	r.Problems = append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...)
+	return r, nil, nil
+}
+
+// mcpJSONNames are the server names of a workspace .mcp.json, sorted.
+func mcpJSONNames(opts Options, data []byte) []string {
+	if data == nil {
+		return nil
+	}
+	servers, err := ParseMCPJSON(opts.Workspace.MCPJSON(), data)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // dropWorkspaceTrust removes hooks.trustWorkspace from the workspace layer:

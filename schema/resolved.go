@@ -70,4 +70,40 @@ type Resolved struct {
 	// gated until approved, a user profile that does is not.
 	ModeScope          Scope `json:"modeScope,omitempty"`
 	DefaultActionScope Scope `json:"defaultActionScope,omitempty"`
+
+	// Trust says whether the workspace is approved and, when it is not,
+	// what of it was held back.
+	Trust Trust `json:"trust"`
+}
+
+// Trust is the workspace's approval state as the loader found it.
+type Trust struct {
+	// Digest covers everything the workspace brings: every profile file it
+	// loads, ollm.lock, .mcp.json, .claude/settings*.json, the
+	// .ollm/extensions tree and local paths inside it. "" when the
+	// workspace brings nothing; an empty digest is never approved.
+	Digest string `json:"digest,omitempty"`
+	// Approved: the user approved the workspace at Digest (`ollm trust`),
+	// or trusts every workspace (hooks.trustWorkspace in the user profile).
+	Approved bool `json:"approved"`
+	// Gated: the profile was resolved with the workspace's widening values
+	// held back (not approved). Held lists them.
+	Gated bool `json:"gated,omitempty"`
+	// Held are the widening values of an unapproved workspace (and the
+	// layers it brings), in file order.
+	Held []HeldValue `json:"held,omitempty"`
+	// HeldServers are the workspace's MCP servers (profile and .mcp.json)
+	// held back; HeldExtensions the workspace extensions.
+	HeldServers    []string `json:"heldServers,omitempty"`
+	HeldExtensions []string `json:"heldExtensions,omitempty"`
+}
+
+// HeldValue is one widening value held back until the workspace is
+// approved.
+type HeldValue struct {
+	Field  string `json:"field"`  // e.g. mcp.overrides.fs.env, policy.rules[2]
+	File   string `json:"file"`   // the layer file
+	Pos    string `json:"pos"`    // file:line:col
+	Value  string `json:"value"`  // the source text, shortened
+	Reason string `json:"reason"` // why it is widening
 }

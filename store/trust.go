@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -178,28 +179,89 @@ func RevokeWorkspace(path, root string) (bool, error) {
 	return found, err
 }
 
-// WorkspaceDigest is the digest a workspace profile is approved by:
-// sha256 over the name and contents of ollm.cue, ollm.lock and .mcp.json,
-// a missing file counting as distinct from an empty one. It returns ""
-// when none of the three exists: there is nothing to approve.
-func WorkspaceDigest(w Workspace) (string, error) {
+// WorkspaceDigest is the digest a workspace is approved by: sha256 over
+// everything the workspace brings - ollm.cue, ollm.lock, .mcp.json,
+// .claude/settings.json and settings.local.json (name and bytes; a missing
+// file counts as distinct from an empty one), the .ollm/extensions tree and
+// the local paths its profile names inside it (every entry's relative
+// path, type, mode and contents; a symlink by its target). It returns ""
+// when the workspace brings none of them: there is nothing to approve, and
+// an empty digest is never approved.
+func WorkspaceDigest(w Workspace, local ...string) (string, error) {
 	h := sha256.New()
 	any := false
-	for _, p := range []string{w.Profile(), w.Lock(), w.MCPJSON()} {
+	for _, p := range w.trustFiles() {
 		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(w.Root, p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			fmt.Fprintf(h, "%s\x00missing\x00", filepath.Base(p))
+			fmt.Fprintf(h, "file\x00%s\x00missing\x00", rel)
 			continue
 		case err != nil:
 			return "", fmt.Errorf("workspace digest: %w", err)
 		}
 		any = true
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(p), len(data))
+		fmt.Fprintf(h, "file\x00%s\x00%d\x00", rel, len(data))
 		h.Write(data)
+	}
+	trees := append([]string{w.Extensions()}, local...)
+	for _, t := range trees {
+		n, err := digestTree(h, w.Root, t)
+		if err != nil {
+			return "", fmt.Errorf("workspace digest: %w", err)
+		}
+		any = any || n > 0
 	}
 	if !any {
 		return "", nil
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// trustFiles are the single files of a workspace that decide what it runs.
+func (w Workspace) trustFiles() []string {
+	return []string{w.Profile(), w.Lock(), w.MCPJSON(),
+		filepath.Join(w.Root, ".claude", "settings.json"), filepath.Join(w.Root, ".claude", "settings.local.json")}
+}
+
+// digestTree writes every entry under dir (a file or a directory) into h and
+// returns how many it wrote. Symlinks are recorded by their target, never
+// followed. A missing dir writes nothing.
+func digestTree(h io.Writer, root, dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dir {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		n++
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "link\x00%s\x00%s\x00", rel, target)
+		case d.IsDir():
+			fmt.Fprintf(h, "dir\x00%s\x00", rel)
+		case d.Type().IsRegular():
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "file\x00%s\x00%o\x00%d\x00", rel, info.Mode().Perm()&0o111, len(data))
+			h.Write(data)
+		default:
+			fmt.Fprintf(h, "other\x00%s\x00%s\x00", rel, info.Mode().Type())
+		}
+		return nil
+	})
+	return n, err
 }

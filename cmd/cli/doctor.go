@@ -406,18 +406,15 @@ func storeCheck(cas *store.CAS, lock *schema.Lock) Check {
 // trustChecks: the workspace profile's approval, then hooks that wait for
 // one (the same decision `ollm hooks list` shows).
 func trustChecks(r *schema.Resolved, home store.Home, ws store.Workspace) []Check {
-	approved, digest, err := hooks.WorkspaceApproved(home, ws)
+	t := r.Trust
 	var out []Check
 	switch {
-	case err != nil:
-		out = append(out, Check{Name: "workspace", Status: CheckFail, Message: err.Error(), Fix: "ollm trust"})
-	case digest == "":
-		out = append(out, Check{Name: "workspace", Status: CheckOK, Message: "no workspace profile: nothing to approve"})
-	case !approved:
-		_, held := hooks.GateWorkspace(r, false)
+	case t.Digest == "":
+		out = append(out, Check{Name: "workspace", Status: CheckOK, Message: "the workspace brings no profile, lock, .mcp.json or extensions: nothing to approve"})
+	case !t.Approved:
 		out = append(out, Check{Name: "workspace", Status: CheckWarn,
-			Message: fmt.Sprintf("the workspace profile in %s is not approved; held back: %d hooks, %d MCP servers, %d allow rules, %d extensions",
-				ws.Root, len(held.Hooks), len(held.Servers), len(held.AllowRules), len(held.Extensions)),
+			Message: fmt.Sprintf("the workspace %s is not approved; held back: %d widening values (%d allow rules), %d MCP servers, %d extensions",
+				ws.Root, len(t.Held), heldRules(t), len(t.HeldServers), len(t.HeldExtensions)),
 			Fix: "ollm trust   (review what it runs, then approve)"})
 	default:
 		out = append(out, Check{Name: "workspace", Status: CheckOK, Message: "the workspace profile is approved at its current digest"})

@@ -64,11 +64,7 @@ func (o *ExtOptions) manager(live bool) (*ext.Manager, *schema.Resolved, store.H
 		}
 		// Workspace servers start once the workspace is approved (`ollm
 		// trust`) or trusted from the user profile, as in a session.
-		approved, _, err := hooks.WorkspaceApproved(home, store.Workspace{Root: r.Workspace})
-		if err != nil {
-			return nil, nil, store.Home{}, err
-		}
-		trusted := approved || r.Profile.Hooks.TrustWorkspace
+		trusted := r.Trust.Approved
 		mo.Approved = func(mcp.Spec) bool { return trusted }
 		if t := r.Profile.MCP.ConnectionTimeout; t > 0 {
 			mo.ConnectionTimeout = time.Duration(t) * time.Millisecond

@@ -33,7 +33,8 @@ change to the command or its script asks again.`,
 
 // hookSet is the resolved profile's hooks with what is needed to judge them.
 type hookSet struct {
-	r        *schema.Resolved
+	r        *schema.Resolved // as if the workspace were approved: what is listed
+	g        *schema.Resolved // gated: what runs
 	reg      *hooks.Registry
 	home     store.Home
 	ws       store.Workspace
@@ -43,9 +44,16 @@ type hookSet struct {
 
 // loadHooks resolves the profile and builds its hook registry.
 func loadHooks(f *Factory) (*hookSet, error) {
-	r, err := f.LoadProfile()
+	g, err := f.LoadProfile()
 	if err != nil {
 		return nil, err
+	}
+	r := g
+	if g.Trust.Gated {
+		if r, err = f.LoadUngated(); err != nil {
+			return nil, err
+		}
+		r.Trust = g.Trust
 	}
 	home, err := f.Home()
 	if err != nil {
@@ -58,7 +66,7 @@ func loadHooks(f *Factory) (*hookSet, error) {
 	r = preparedExtensions(r)
 	lookup := lookupEnv(f.Getenv)
 	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, lookup)})
-	return &hookSet{r: r, reg: reg, home: home, ws: ws, lookup: lookup, problems: append(r.Problems, probs...)}, nil
+	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, lookup: lookup, problems: append(g.Problems, probs...)}, nil
 }
 
 // preparedExtensions returns a copy of r whose extensions have
@@ -195,7 +203,7 @@ func hooksListRun(opts *HooksListOptions) error {
 		}
 		tw.Flush()
 	}
-	if !s.r.Profile.Hooks.Enabled {
+	if !s.g.Profile.Hooks.Enabled {
 		fmt.Fprintln(opts.IO.ErrOut, "note: hooks.enabled is false; no hook runs")
 	}
 	printProblems(opts.IO.ErrOut, s.problems)
@@ -440,8 +448,7 @@ func testData(opts *HooksTestOptions, ev hooks.Event) (map[string]any, error) {
 
 // engine builds the engine a session would, without anyone to ask.
 func (s *hookSet) engine() *hooks.Engine {
-	approved, _, _ := hooks.WorkspaceApproved(s.home, s.ws)
-	g, _ := hooks.GateWorkspace(s.r, approved)
+	g := s.g
 	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g, s.lookup)})
 	opts := hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
@@ -456,7 +463,7 @@ func printOutcome(opts *HooksTestOptions, s *hookSet, out hooks.Outcome) error {
 		return writeJSON(opts.IO.Out, out)
 	}
 	w := opts.IO.Out
-	if !s.r.Profile.Hooks.Enabled {
+	if !s.g.Profile.Hooks.Enabled {
 		fmt.Fprintln(w, "hooks are disabled (hooks.enabled: false); nothing ran")
 	} else if len(out.Results) == 0 {
 		fmt.Fprintf(w, "no hooks for %s\n", out.Event)

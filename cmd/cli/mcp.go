@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/shell"
 
-	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
@@ -99,15 +98,12 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := f.Workspace()
-	if err != nil {
+	warnHeld(f.IO.ErrOut, r)
+	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err
 	}
-	approved, _, err := hooks.WorkspaceApproved(home, ws)
-	if err != nil {
-		return nil, err
-	}
-	opts.Approved = func(mcp.Spec) bool { return approved || r.Profile.Hooks.TrustWorkspace }
+	approved := r.Trust.Approved
+	opts.Approved = func(mcp.Spec) bool { return approved }
 	if builtins, _, err := toolsFor(f, r); err == nil {
 		names := map[string]bool{}
 		for _, t := range builtins {

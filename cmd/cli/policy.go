@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
@@ -34,7 +33,7 @@ type PolicyCheckOptions struct {
 	IO *IOStreams
 	// Load resolves the profile as a session would see it: with an
 	// unapproved workspace's allow rules and looser modes held back.
-	Load func() (*schema.Resolved, hooks.Held, error)
+	Load func() (*schema.Resolved, error)
 	// Facts describes a tool by name (kind, MCP hints).
 	Facts func(r *schema.Resolved, name string) policy.Facts
 	Tool  string
@@ -45,7 +44,7 @@ type PolicyCheckOptions struct {
 }
 
 func newCmdPolicyCheck(f *Factory) *cobra.Command {
-	opts := &PolicyCheckOptions{IO: f.IO, Load: f.loadGated, Facts: f.toolFacts}
+	opts := &PolicyCheckOptions{IO: f.IO, Load: f.LoadProfile, Facts: f.toolFacts}
 	cmd := &cobra.Command{
 		Use:   "check <tool> [json-args]",
 		Short: "Show what the policy decides for a tool call, and which rule decided",
@@ -82,7 +81,7 @@ looser modes held back, as in a session.`,
 // policyCheckOutput is the --json shape: the decision and what was held back.
 type policyCheckOutput struct {
 	policy.Decision
-	HeldAllowRules []schema.PolicyRule `json:"heldAllowRules,omitempty"`
+	Held []schema.HeldValue `json:"held,omitempty"`
 }
 
 func policyCheckRun(opts *PolicyCheckOptions) error {
@@ -90,7 +89,7 @@ func policyCheckRun(opts *PolicyCheckOptions) error {
 	if err := json.Unmarshal([]byte(opts.Args), &args); err != nil {
 		return &FlagError{Err: fmt.Errorf("json-args %q is not a JSON object (%v); pass one such as '{\"path\":\"go.mod\"}'", opts.Args, err)}
 	}
-	r, held, err := opts.Load()
+	r, err := opts.Load()
 	if err != nil {
 		return err
 	}
@@ -108,11 +107,11 @@ func policyCheckRun(opts *PolicyCheckOptions) error {
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(policyCheckOutput{Decision: d, HeldAllowRules: held.AllowRules})
+		return enc.Encode(policyCheckOutput{Decision: d, Held: r.Trust.Held})
 	}
 	writeDecision(opts.IO.Out, facts, d)
-	if n := len(held.AllowRules); n > 0 {
-		fmt.Fprintf(opts.IO.Out, "note:     %d allow rule(s) of the workspace profile are held back until `ollm trust` approves it\n", n)
+	if n := len(r.Trust.Held); n > 0 {
+		fmt.Fprintf(opts.IO.Out, "note:     %d widening value(s) of the workspace (%d allow rules) are held back until `ollm trust` approves it\n", n, heldRules(r.Trust))
 	}
 	return nil
 }
@@ -176,27 +175,6 @@ func writeDecision(w io.Writer, f policy.Facts, d policy.Decision) {
 
 // loadGated resolves the profile and holds back what an unapproved
 // workspace profile would loosen, as a session does.
-func (f *Factory) loadGated() (*schema.Resolved, hooks.Held, error) {
-	r, err := f.LoadProfile()
-	if err != nil {
-		return nil, hooks.Held{}, err
-	}
-	home, err := f.Home()
-	if err != nil {
-		return nil, hooks.Held{}, err
-	}
-	ws, err := f.Workspace()
-	if err != nil {
-		return nil, hooks.Held{}, err
-	}
-	approved, _, err := hooks.WorkspaceApproved(home, ws)
-	if err != nil {
-		return nil, hooks.Held{}, err
-	}
-	g, held := hooks.GateWorkspace(r, approved)
-	return g, held, nil
-}
-
 // toolFacts describes a built-in tool by its kind and hints; any other
 // tool is of kind "other".
 func (f *Factory) toolFacts(r *schema.Resolved, name string) policy.Facts {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
@@ -18,7 +17,7 @@ func checkOpts(rules ...schema.PolicyRule) (*PolicyCheckOptions, func() string) 
 		RuleScopes: []schema.Scope{schema.ScopeUser, schema.ScopeWorkspace, schema.ScopeWorkspace}}
 	opts := &PolicyCheckOptions{
 		IO:   io,
-		Load: func() (*schema.Resolved, hooks.Held, error) { return r, hooks.Held{}, nil },
+		Load: func() (*schema.Resolved, error) { return r, nil },
 		Facts: func(_ *schema.Resolved, name string) policy.Facts {
 			if name == "shell" {
 				return policy.Facts{Name: name, Kind: tool.KindExecute}

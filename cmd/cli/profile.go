@@ -152,7 +152,7 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	lo.NoCache = true
+	lo.NoCache, lo.Ungated = true, true // every value of every file, held back or not
 	r, err := profiles.Load(lo)
 	res := validateResult{Valid: err == nil}
 	var pe *profiles.Error
@@ -184,6 +184,9 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 		return &ConfigError{Err: fmt.Errorf("profile is valid but some extensions are not (see above); they will be skipped")}
 	}
 	fmt.Fprintf(opts.IO.Out, "ok: %d layers, %d extensions\n", len(res.Layers), res.Extensions)
+	if r.Trust.Digest != "" && !r.Trust.Approved {
+		fmt.Fprintln(opts.IO.ErrOut, "note: the workspace is not approved: what it brings that widens what runs is held back until you review it with `ollm trust`")
+	}
 	return nil
 }
 

@@ -66,7 +66,7 @@ type Runtime struct {
 
 	mu        sync.RWMutex
 	resolved  *schema.Resolved // after the workspace gate
-	held      hooks.Held
+	held      schema.Trust
 	engine    *hooks.Engine
 	mcp       *mcp.Manager
 	pending   map[string]mcp.Spec     // workspace servers waiting for approval
@@ -100,7 +100,7 @@ type RuntimeOptions struct {
 // loaded is a profile loaded, gated and checked, before anything starts.
 type loaded struct {
 	g        *schema.Resolved
-	held     hooks.Held
+	held     schema.Trust
 	trusted  bool // workspace servers may start
 	pol      *policy.Policy
 	provider llm.Provider
@@ -152,18 +152,13 @@ func (f *Factory) NewRuntime(ctx context.Context, o RuntimeOptions) (*Runtime, e
 // builds the provider. It starts nothing, so a failed reload leaves the
 // running runtime as it was.
 func (rt *Runtime) load() (*loaded, error) {
-	r, err := rt.f.LoadProfile()
+	g, err := rt.f.LoadProfile()
 	if err != nil {
 		return nil, err
 	}
-	approved, _, err := hooks.WorkspaceApproved(rt.Home, rt.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	g, held := hooks.GateWorkspace(r, approved)
-	l := &loaded{g: g, held: held, trusted: approved || g.Profile.Hooks.TrustWorkspace}
-	if !held.Empty() {
-		l.warnings = append(l.warnings, "the workspace profile is not approved: its hooks, MCP servers, allow rules and looser modes are held back; run `ollm trust` to review it")
+	l := &loaded{g: g, held: g.Trust, trusted: g.Trust.Approved}
+	if g.Trust.Gated && (len(g.Trust.Held) > 0 || len(g.Trust.HeldServers) > 0 || len(g.Trust.HeldExtensions) > 0) {
+		l.warnings = append(l.warnings, "the workspace is not approved: what it brings that widens what runs is held back (listed below); run `ollm trust` to review it")
 	}
 	for _, p := range g.Problems {
 		l.warnings = append(l.warnings, problemText(p))
@@ -177,7 +172,13 @@ func (rt *Runtime) load() (*loaded, error) {
 	if l.model, l.provider, err = rt.newProvider(g.Profile.Model, override); err != nil {
 		return nil, err
 	}
-	l.pending = heldServers(r, held)
+	if len(g.Trust.HeldServers) > 0 && g.Profile.MCP.Enabled {
+		u, err := rt.f.LoadUngated()
+		if err != nil {
+			return nil, err
+		}
+		l.pending = heldServers(u, g.Trust.HeldServers)
+	}
 	return l, nil
 }
 
@@ -224,11 +225,11 @@ func (rt *Runtime) newProvider(model schema.Model, name string) (schema.Model, l
 
 // heldServers are the workspace MCP servers the gate held back, as specs
 // a per-server approval can start.
-func heldServers(r *schema.Resolved, held hooks.Held) []mcp.Spec {
+func heldServers(r *schema.Resolved, held []string) []mcp.Spec {
 	var out []mcp.Spec
 	for _, s := range mcp.Specs(r) {
-		for _, name := range held.Servers {
-			if s.Name == name && s.Extension == "" && s.Config.Enabled && r.Profile.MCP.Enabled {
+		for _, name := range held {
+			if s.Name == name && s.Extension == "" && s.Config.Enabled {
 				s.Scope = schema.ScopeWorkspace
 				out = append(out, s)
 			}
@@ -471,8 +472,9 @@ func (rt *Runtime) Resolved() *schema.Resolved {
 	return rt.resolved
 }
 
-// Held is what an unapproved workspace would have done.
-func (rt *Runtime) Held() hooks.Held {
+// Held is the workspace's trust state: what an unapproved workspace would
+// have done.
+func (rt *Runtime) Held() schema.Trust {
 	rt.mu.RLock()
 	defer rt.mu.RUnlock()
 	return rt.held

@@ -134,8 +134,7 @@ type ToolsCallOptions struct {
 }
 
 func newCmdToolsCall(f *Factory) *cobra.Command {
-	gated := func() (*schema.Resolved, error) { r, _, err := f.loadGated(); return r, err }
-	opts := &ToolsCallOptions{IO: f.IO, Load: gated, Tools: func(r *schema.Resolved) ([]tool.Tool, error) {
+	opts := &ToolsCallOptions{IO: f.IO, Load: f.LoadProfile, Tools: func(r *schema.Resolved) ([]tool.Tool, error) {
 		ts, _, err := toolsFor(f, r)
 		return ts, err
 	}}
@@ -171,6 +170,7 @@ func toolsCallRun(cmd *cobra.Command, opts *ToolsCallOptions) error {
 	if err != nil {
 		return err
 	}
+	warnHeld(opts.IO.ErrOut, r)
 	ts, err := opts.Tools(r)
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ func toolsCallRun(cmd *cobra.Command, opts *ToolsCallOptions) error {
 
 // decideCall compiles the profile's policy (with --mode over the profile's
 // mode) and decides the call on its final arguments. r comes from
-// f.loadGated, so an unapproved workspace's allow rules and looser modes
+// f.LoadProfile (gated), so an unapproved workspace's allow rules and looser modes
 // are held back, as in a session and `ollm policy check`.
 func decideCall(r *schema.Resolved, mode string, t tool.Tool, inv tool.Invocation) (policy.Decision, error) {
 	pol, err := compilePolicy(r, mode)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,15 +30,22 @@ func newCmdTrust(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Review and approve what this workspace's profile runs",
-		Long: `A workspace cannot trust itself. Until you approve it, nothing in the
-workspace's ollm.cue, ollm.lock and .mcp.json that runs code or loosens
-policy takes effect: its hooks, MCP servers, workspace extensions, allow
-rules and the auto_edit/yolo modes. Deny and ask rules apply at once.
+		Long: `A workspace cannot trust itself. Until you approve it, nothing the
+workspace brings that widens what runs takes effect: every value of its
+ollm.cue (and of the team profiles it extends) that makes something run,
+read, send or be allowed - hooks, MCP servers, server env, endpoints and
+key variables, extra directories, env pass-through, allow rules, looser
+modes, extension directories, switching off or shortening hooks - its
+.mcp.json servers and its .ollm/extensions. Narrowing values (deny and ask
+rules, lower limits, disabled tools) apply at once.
 
-trust shows what the workspace would run and which rules would loosen
-policy, then approves the digest of those three files (and the hooks of the
-workspace at their current hashes). Any change to the files asks again.
---revoke takes the approval back.`,
+trust prints the plan it approves: the hooks and servers that would run
+(the workspace's own and those of the store extensions its ollm.lock
+pins) and every widening value with its file:line. It then approves the
+digest over everything the workspace brings (profile files, ollm.lock,
+.mcp.json, .claude/settings*.json, .ollm/extensions, local paths inside
+it) and the listed hooks at their current hashes, so one review covers
+both. Any change asks again. --revoke takes the approval back.`,
 		Args: noArgs,
 		Example: `  ollm trust            # review, then answer the prompt
   ollm trust --yes      # approve without a prompt (scripts, CI)
@@ -60,24 +68,27 @@ func trustRun(opts *TrustOptions) error {
 	if err != nil {
 		return err
 	}
-	approved, digest, err := hooks.WorkspaceApproved(s.home, s.ws)
-	if err != nil {
-		return err
-	}
-	if digest == "" {
-		fmt.Fprintf(opts.IO.Out, "no workspace profile in %s: nothing to approve\n", s.ws.Root)
+	t := s.r.Trust
+	if t.Digest == "" {
+		fmt.Fprintf(opts.IO.Out, "the workspace %s brings no profile, lock, .mcp.json, Claude settings or extensions: nothing to approve\n", s.ws.Root)
 		return nil
 	}
-	_, held := hooks.GateWorkspace(s.r, false)
-	printHeld(opts.IO.Out, s, held, digest)
-	if approved {
+	printTrustPlan(opts.IO.Out, s)
+	if t.Approved && !t.Gated && approvedAt(s) {
 		fmt.Fprintln(opts.IO.Out, "this workspace is approved at this digest already")
 		return nil
 	}
 	if err := confirmTrust(opts); err != nil {
 		return err
 	}
-	return approveWorkspace(opts, s, digest)
+	return approveWorkspace(opts, s, t.Digest)
+}
+
+// approvedAt reports whether the approval file holds this digest (not only
+// hooks.trustWorkspace from the user profile).
+func approvedAt(s *hookSet) bool {
+	tw, err := store.LoadTrustedWorkspaces(s.home.TrustedWorkspaces())
+	return err == nil && tw.Approved(s.ws.Root, s.r.Trust.Digest)
 }
 
 // confirmTrust asks, unless --yes; without a terminal it refuses.
@@ -122,55 +133,64 @@ func approveWorkspace(opts *TrustOptions, s *hookSet, digest string) error {
 	return nil
 }
 
-// workspaceHooks are the hooks that came from the workspace itself.
+// workspaceHooks are the hooks the workspace brings: its own (profile,
+// team profiles it extends, .ollm/extensions, directories it declares)
+// and those of the store extensions its lock pins.
 func workspaceHooks(s *hookSet) []*hooks.Hook {
 	var out []*hooks.Hook
 	for _, h := range s.reg.All() {
-		if h.Scope == schema.ScopeWorkspace {
+		if h.Scope == schema.ScopeWorkspace || h.Scope == schema.ScopeStore {
 			out = append(out, h)
 		}
 	}
 	return out
 }
 
-func printHeld(w io.Writer, s *hookSet, h hooks.Held, digest string) {
-	fmt.Fprintf(w, "workspace %s\ndigest    %s\n", s.ws.Root, digest)
-	if h.Empty() && len(workspaceHooks(s)) == 0 {
-		fmt.Fprintln(w, "it runs nothing and loosens no policy")
-		return
+// printTrustPlan shows everything the approval covers: what would run, and
+// every widening value held back until then.
+func printTrustPlan(w io.Writer, s *hookSet) {
+	t := s.r.Trust
+	fmt.Fprintf(w, "workspace %s\ndigest    %s\n", s.ws.Root, t.Digest)
+	n := 0
+	line := func(format string, a ...any) {
+		n++
+		fmt.Fprintf(w, format+"\n", a...)
 	}
 	for _, x := range workspaceHooks(s) {
-		fmt.Fprintf(w, "hook       %-24s %-14s %s\n", x.QualifiedName(), x.Event, hooks.CommandString(x))
+		line("hook       %-24s %-14s %s (%s)", x.QualifiedName(), x.Event, hooks.CommandString(x), x.Scope)
 	}
-	for _, name := range h.Servers {
+	for _, name := range sortedKeys(s.r.Profile.MCP.Servers) {
+		if sc := s.r.ServerScopes[name]; sc != schema.ScopeWorkspace {
+			continue
+		}
 		srv := s.r.Profile.MCP.Servers[name]
-		fmt.Fprintf(w, "mcp server %-24s %s\n", name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
+		line("mcp server %-24s %s", name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
 	}
-	for _, x := range h.Extensions {
-		fmt.Fprintf(w, "extension  %s\n", x)
+	for _, x := range s.r.Extensions {
+		if x.Scope != schema.ScopeWorkspace && x.Scope != schema.ScopeStore {
+			continue
+		}
+		line("extension  %-24s %s (%s)", x.Name, x.Dir, x.Scope)
+		for _, name := range sortedKeys(x.Manifest.MCPServers) {
+			srv := x.Manifest.MCPServers[name]
+			line("mcp server %-24s %s", x.Name+"/"+name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
+		}
 	}
-	for _, d := range h.Directories {
-		fmt.Fprintf(w, "extension directory %s\n", d)
+	for _, h := range t.Held {
+		line("widens     %-24s %s  (%s)", h.Field, h.Value, h.Pos)
 	}
-	for _, r := range h.AllowRules {
-		fmt.Fprintf(w, "allow rule %-24s %s\n", r.Tool, ruleWhen(r))
-	}
-	if h.Mode != "" {
-		fmt.Fprintf(w, "policy mode %s\n", h.Mode)
-	}
-	if h.Default != "" {
-		fmt.Fprintf(w, "policy defaultAction %s\n", h.Default)
+	if n == 0 {
+		fmt.Fprintln(w, "it runs nothing and widens nothing")
 	}
 }
 
-func ruleWhen(r schema.PolicyRule) string {
-	if r.Name != "" {
-		return "(" + r.Name + ")"
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	if r.When != nil {
-		return "(with a condition)"
-	}
-	return "(always)"
+	slices.Sort(out)
+	return out
 }
 
 func trustRevokeRun(opts *TrustOptions) error {

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"maps"
+	"strings"
+
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
+	"github.com/ollm/ollm/schema"
+)
+
+// LoadUngated resolves the profile as if the workspace were approved: what
+// `ollm trust` would approve, and the specs of held workspace servers a
+// session may approve one by one. Nothing loaded this way runs unless the
+// user approves it.
+func (f *Factory) LoadUngated() (*schema.Resolved, error) {
+	opts, err := f.ProfileOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.Ungated = true
+	r, err := profiles.Load(opts)
+	if err != nil {
+		var pe *profiles.Error
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{Err: err}
+		}
+		return nil, err
+	}
+	lock, err := resolver.ReadLock(opts.Workspace.Lock())
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	return resolver.PinServers(lock, r), nil
+}
+
+// heldRules counts the allow rules of an unapproved workspace held back.
+func heldRules(t schema.Trust) int {
+	n := 0
+	for _, h := range t.Held {
+		if len(h.Field) > len("policy.rules") && h.Field[:len("policy.rules")] == "policy.rules" {
+			n++
+		}
+	}
+	return n
+}
+
+// withHeldServers returns a copy of the gated profile g with the
+// workspace's held MCP servers added back as workspace servers, so `ollm
+// mcp` lists them as waiting for approval. Their definitions come from the
+// ungated view; nothing else of it is taken, so an unapproved workspace
+// still cannot change the user's own servers. The MCP manager starts no
+// workspace server of an unapproved workspace.
+func withHeldServers(f *Factory, g *schema.Resolved) (*schema.Resolved, error) {
+	if len(g.Trust.HeldServers) == 0 || !g.Profile.MCP.Enabled {
+		return g, nil
+	}
+	u, err := f.LoadUngated()
+	if err != nil {
+		return nil, err
+	}
+	c := *g
+	c.Profile.MCP.Servers = maps.Clone(g.Profile.MCP.Servers)
+	c.ServerScopes = maps.Clone(g.ServerScopes)
+	if c.Profile.MCP.Servers == nil {
+		c.Profile.MCP.Servers = map[string]schema.MCPServer{}
+	}
+	if c.ServerScopes == nil {
+		c.ServerScopes = map[string]schema.Scope{}
+	}
+	for _, name := range g.Trust.HeldServers {
+		s, ok := u.Profile.MCP.Servers[name]
+		if !ok || u.ServerScopes[name] != schema.ScopeWorkspace {
+			continue
+		}
+		if _, mine := c.Profile.MCP.Servers[name]; mine {
+			continue
+		}
+		c.Profile.MCP.Servers[name], c.ServerScopes[name] = s, schema.ScopeWorkspace
+	}
+	return &c, nil
+}
+
+// warnHeld prints, one line each with file:line, what an unapproved
+// workspace had held back, for commands that do not print every problem.
+func warnHeld(w io.Writer, r *schema.Resolved) {
+	var held []schema.Problem
+	for _, p := range r.Problems {
+		if strings.HasPrefix(p.Message, "workspace not approved:") {
+			held = append(held, p)
+		}
+	}
+	printProblems(w, held)
+}
