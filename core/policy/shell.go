@@ -38,13 +38,21 @@ type splitter struct{ parts []part }
 
 // script is one parsed command line while it is walked: the nodes above
 // the current one, and where its standard input comes from (nil: the
-// tool's own input, which the policy cannot see).
+// tool's own input, which the policy cannot see). Scripts are pooled with
+// their walk function, so a split allocates neither.
 type script struct {
+	s     *splitter
 	src   string
+	via   string
+	depth int
 	file  *syntax.File
 	stack []syntax.Node
 	in    *source
+	visit func(syntax.Node) bool // sc.walk, bound once
+	buf   [16]syntax.Node        // the stack's first backing array
 }
+
+var scripts sync.Pool // of *script; no New, which would make an initialization cycle
 
 func (s *splitter) split(src, via string, depth int, in *source) {
 	if depth > maxDepth {
@@ -60,20 +68,30 @@ func (s *splitter) split(src, via string, depth int, in *source) {
 		s.parts = append(s.parts, u)
 		return
 	}
-	sc := &script{src: src, file: f, in: in}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case nil: // the children of the top of the stack are done
-			sc.stack = sc.stack[:len(sc.stack)-1]
-			return true
-		case *syntax.Stmt:
-			s.stmt(sc, n, via, depth)
-		case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
-			return false // nothing runs inside
-		}
-		sc.stack = append(sc.stack, n)
+	sc, _ := scripts.Get().(*script)
+	if sc == nil {
+		sc = &script{}
+		sc.visit = sc.walk
+	}
+	sc.s, sc.src, sc.via, sc.depth, sc.file, sc.in, sc.stack = s, src, via, depth, f, in, sc.buf[:0]
+	syntax.Walk(f, sc.visit)
+	clear(sc.buf[:])
+	sc.s, sc.file, sc.in, sc.stack = nil, nil, nil, nil
+	scripts.Put(sc)
+}
+
+func (sc *script) walk(n syntax.Node) bool {
+	switch n := n.(type) {
+	case nil: // the children of the top of the stack are done
+		sc.stack = sc.stack[:len(sc.stack)-1]
 		return true
-	})
+	case *syntax.Stmt:
+		sc.s.stmt(sc, n, sc.via, sc.depth)
+	case *syntax.Lit, *syntax.SglQuoted, *syntax.Comment:
+		return false // nothing runs inside
+	}
+	sc.stack = append(sc.stack, n)
+	return true
 }
 
 // stmt turns one statement's command into parts. Nested statements (in
@@ -89,7 +107,7 @@ func (s *splitter) stmt(sc *script, st *syntax.Stmt, via string, depth int) {
 		if len(c.Args) > 0 {
 			pt := wordsPart(wordValues(sc.src, c.Args), slice(sc.src, c), via)
 			pt.writes = writes
-			s.add(pt, depth, &at)
+			s.add(pt, depth, at)
 			return
 		}
 	case *syntax.DeclClause:
@@ -99,7 +117,7 @@ func (s *splitter) stmt(sc *script, st *syntax.Stmt, via string, depth int) {
 		}
 		pt := wordsPart(vals, slice(sc.src, c), via)
 		pt.writes = writes
-		s.add(pt, depth, &at)
+		s.add(pt, depth, at)
 		return
 	}
 	if len(writes) > 0 { // "> file", "{ ...; } > file": the redirection is a part
@@ -123,14 +141,14 @@ func (s *splitter) assigns(sc *script, as []*syntax.Assign, text, via string, de
 			v = wordValue(sc.src, a.Value)
 		}
 		if ins := varInners(a.Name.Value, v); ins != nil {
-			s.run(ins, part{text: text, via: via}, "", depth, nil)
+			s.run(ins, part{text: text, via: via}, "", depth, source{})
 		}
 	}
 }
 
 // add appends a part and the commands hidden inside it by wrappers. at is
 // the statement the part comes from, for what it reads on its input.
-func (s *splitter) add(pt part, depth int, at *source) {
+func (s *splitter) add(pt part, depth int, at source) {
 	s.parts = append(s.parts, pt)
 	prog, ok := pt.program.(string)
 	if !ok {
@@ -147,7 +165,7 @@ func (s *splitter) add(pt part, depth int, at *source) {
 }
 
 // run turns what a wrapper runs into parts.
-func (s *splitter) run(ins []inner, pt part, prog string, depth int, at *source) {
+func (s *splitter) run(ins []inner, pt part, prog string, depth int, at source) {
 	for _, in := range ins {
 		via := joinVia(pt.via, in.label(prog))
 		switch {
@@ -157,8 +175,11 @@ func (s *splitter) run(ins []inner, pt part, prog string, depth int, at *source)
 			s.parts = append(s.parts, unknownPart(pt.text, via, in.note))
 		case in.stdin != "":
 			s.readsInput(in, pt, prog, via, depth, at)
+		case in.script != "" && in.apart:
+			s.split(in.script, via, depth+1, laterInput)
 		case in.script != "":
-			s.split(in.script, via, depth+1, in.input(at))
+			from := at // copied here so that only this path allocates
+			s.split(in.script, via, depth+1, &from)
 		case len(in.words) > 0:
 			s.add(wordsPart(in.words, display(joinWords(in.words)), via), depth+1, at)
 		}

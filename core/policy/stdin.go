@@ -18,7 +18,7 @@ import (
 var inlineFlag = map[string]string{"python": "-c", "node": "-e", "perl": "-e", "ruby": "-e"}
 
 // readsInput judges what a command reads as a program from its input.
-func (s *splitter) readsInput(in inner, pt part, prog, via string, depth int, at *source) {
+func (s *splitter) readsInput(in inner, pt part, prog, via string, depth int, at source) {
 	f := at.feed()
 	what := "a program"
 	if in.stdin == "sh" {
@@ -56,7 +56,7 @@ func unknownFeed(what string) feed { return feed{what: what} }
 // source is where a command's input comes from: a statement of a script
 // being walked and the nodes above it (sc.stack[:n]), resolved only when a
 // command that reads a program from its input needs it. fixed, when set,
-// is the input.
+// is the input; the zero source is the tool's own input.
 type source struct {
 	sc    *script
 	st    *syntax.Stmt
@@ -69,12 +69,12 @@ var (
 	restInput  = &source{fixed: &feed{what: "the rest of the input it was read from"}}
 )
 
-func (at *source) feed() feed {
+func (at source) feed() feed {
 	switch {
-	case at == nil:
-		return unknownFeed("the tool's own input")
 	case at.fixed != nil:
 		return *at.fixed
+	case at.sc == nil:
+		return unknownFeed("the tool's own input")
 	}
 	return at.sc.stdinOf(at.st, at.sc.stack[:at.n])
 }
@@ -114,6 +114,9 @@ func (sc *script) stdinOf(st *syntax.Stmt, anc []syntax.Node) feed {
 	}
 	if sc.execRedirectsInput() {
 		return unknownFeed("redirected by exec")
+	}
+	if sc.in == nil {
+		return unknownFeed("the tool's own input")
 	}
 	return sc.in.feed()
 }

@@ -101,3 +101,11 @@ func splitAssign(w any) (name string, v any, ok bool) {
 	}
 	return "", nil, false
 }
+
+// appendRisky keeps the NAME=VALUE words whose variable runs code.
+func appendRisky(vars []any, w any) []any {
+	if name, _, ok := splitAssign(w); ok && varRisk(name) != varPlain {
+		return append(vars, w)
+	}
+	return vars
+}

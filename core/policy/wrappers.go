@@ -25,14 +25,6 @@ func (in inner) label(prog string) string {
 	return prog + " " + in.how
 }
 
-// input is where the input of what it runs comes from.
-func (in inner) input(at *source) *source {
-	if in.apart {
-		return laterInput
-	}
-	return at
-}
-
 // readsStdin: the wrapper reads a program in lang from its input.
 func readsStdin(lang string) []inner {
 	return []inner{{stdin: lang, how: "reading its input"}}
@@ -181,6 +173,14 @@ func chrootWrap(args []any) []inner {
 	return operandWrap("", "--userspec", "--groups")(args)
 }
 
+// concat appends b to a without allocating when a is empty.
+func concat(a, b []inner) []inner {
+	if len(a) == 0 {
+		return b
+	}
+	return append(a, b...)
+}
+
 func wordsInner(words []any, how string) []inner {
 	if len(words) == 0 {
 		return nil
@@ -321,25 +321,25 @@ func envWrap(args []any) []inner {
 		a, ok := args[i].(string)
 		if !ok {
 			if u, _ := args[i].(unknown); isAssignment(u.text) {
-				vars = append(vars, u)
+				vars = appendRisky(vars, u)
 				continue
 			}
 			return notLiteral
 		}
 		switch {
 		case a == "-S" || a == "--split-string":
-			return append(envInners(vars), splitString(args[i+1:])...)
+			return concat(envInners(vars), splitString(args[i+1:]))
 		case strings.HasPrefix(a, "--split-string="):
-			return append(envInners(vars), splitString(append([]any{strings.TrimPrefix(a, "--split-string=")}, args[i+1:]...))...)
+			return concat(envInners(vars), splitString(append([]any{strings.TrimPrefix(a, "--split-string=")}, args[i+1:]...)))
 		case strings.HasPrefix(a, "-S"):
-			return append(envInners(vars), splitString(append([]any{a[2:]}, args[i+1:]...))...)
+			return concat(envInners(vars), splitString(append([]any{a[2:]}, args[i+1:]...)))
 		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
 			i++
 		case isAssignment(a):
-			vars = append(vars, a)
+			vars = appendRisky(vars, a)
 		case a == "--" || a == "-" || (len(a) > 1 && a[0] == '-'):
 		default:
-			return append(envInners(vars), wordsInner(args[i:], "")...)
+			return concat(envInners(vars), wordsInner(args[i:], ""))
 		}
 	}
 	return envInners(vars)
@@ -522,9 +522,9 @@ func runAs(rest []any, shell bool) []inner {
 	}
 	out := envInners(rest[:n])
 	if n == len(rest) && shell {
-		return append(out, readsStdin("sh")...)
+		return concat(out, readsStdin("sh"))
 	}
-	return append(out, wordsInner(rest[n:], "")...)
+	return concat(out, wordsInner(rest[n:], ""))
 }
 
 // doasWrap: doas [-Lns] [-C config] [-u user] command; -s alone runs a
@@ -740,7 +740,7 @@ func straceWrap(args []any) []inner {
 			}
 		}
 	}
-	return append(envInners(vars), wordsInner(args[i:], "")...)
+	return concat(envInners(vars), wordsInner(args[i:], ""))
 }
 
 // appletWrap: busybox APPLET [args] and toybox APPLET [args] run the
