@@ -186,8 +186,11 @@ func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, op
 	if lock.Profiles, err = r.Ensure(ctx, req, KindProfile); err != nil {
 		return nil, nil, err
 	}
+	v := a.verifier(r.Store)
 	withTeams := base
-	withTeams.Teams = TeamFiles(r.Store, lock.Profiles)
+	if withTeams.Teams, err = TeamFiles(v, lock.Profiles); err != nil {
+		return nil, nil, err
+	}
 	mid := first
 	if len(lock.Profiles) > 0 {
 		if mid, err = a.load(withTeams); err != nil {
@@ -204,7 +207,9 @@ func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, op
 		return nil, nil, err
 	}
 	full := withTeams
-	full.Locked = LockedDirs(r.Store, lock.Extensions)
+	if full.Locked, err = LockedDirs(v, lock.Extensions); err != nil {
+		return nil, nil, err
+	}
 	final, err := a.load(full)
 	if err != nil {
 		return nil, nil, err
@@ -223,45 +228,80 @@ func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, op
 }
 
 // LockedDirs maps lock entries present in the store to loader inputs.
-func LockedDirs(cas *store.CAS, entries []schema.LockedSource) []profiles.LockedDir {
+// Each entry is first checked against the hash the lock pins (v.Verify): a
+// changed entry is a *store.TamperedError and nothing is returned, so no
+// command loads, shows or runs what the lock does not pin.
+func LockedDirs(v *store.Verifier, entries []schema.LockedSource) ([]profiles.LockedDir, error) {
+	dirs, err := verified(v, entries)
+	if err != nil {
+		return nil, err
+	}
 	var out []profiles.LockedDir
-	for _, e := range entries {
-		if dir, err := cas.Path(e.Hash, e.Name); err == nil && isDir(dir) {
-			out = append(out, profiles.LockedDir{Name: e.Name, Dir: dir, Hash: e.Hash})
+	for i, e := range entries {
+		if dirs[i] != "" {
+			out = append(out, profiles.LockedDir{Name: e.Name, Dir: dirs[i], Hash: e.Hash})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TeamFiles maps team profile entries present in the store to loader
-// inputs, in lock order.
-func TeamFiles(cas *store.CAS, entries []schema.LockedSource) []profiles.TeamFile {
+// inputs, in lock order, after checking them like LockedDirs.
+func TeamFiles(v *store.Verifier, entries []schema.LockedSource) ([]profiles.TeamFile, error) {
+	dirs, err := verified(v, entries)
+	if err != nil {
+		return nil, err
+	}
 	var out []profiles.TeamFile
-	for _, e := range entries {
-		if dir, err := cas.Path(e.Hash, e.Name); err == nil && isDir(dir) {
-			out = append(out, profiles.TeamFile{Name: e.Name, File: filepath.Join(dir, store.ProfileFileName), Hash: e.Hash})
+	for i, e := range entries {
+		if dirs[i] != "" {
+			out = append(out, profiles.TeamFile{Name: e.Name, File: filepath.Join(dirs[i], store.ProfileFileName), Hash: e.Hash})
 		}
 	}
-	return out
+	return out, nil
+}
+
+// verified returns the checked store directory of each entry, "" for one
+// that is not in the store or has no valid hash yet (a dry run's new
+// entries).
+func verified(v *store.Verifier, entries []schema.LockedSource) ([]string, error) {
+	var pins []store.Pin
+	var at []int
+	for i, e := range entries {
+		if _, err := v.CAS.Path(e.Hash, e.Name); err == nil {
+			pins = append(pins, store.Pin{Name: e.Name, Hash: e.Hash})
+			at = append(at, i)
+		}
+	}
+	got, err := v.Verify(pins)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make([]string, len(entries))
+	for j, i := range at {
+		dirs[i] = got[j]
+	}
+	return dirs, nil
 }
 
 // StoreOptions completes loader options with the extensions and team
-// profiles that the workspace's ollm.lock pins and the store holds. A
-// missing or unreadable lock adds nothing; `ollm profile apply` reports it.
-func StoreOptions(opts profiles.Options) profiles.Options {
+// profiles that the workspace's ollm.lock pins and the store holds, each
+// verified against its hash (see LockedDirs): this is where every command
+// but `profile apply` gets store entries. A missing or unreadable lock
+// adds nothing; `ollm profile apply` reports it.
+func StoreOptions(opts profiles.Options) (profiles.Options, error) {
 	l, err := ReadLock(opts.Workspace.Lock())
 	if err != nil || l == nil {
-		return opts
+		return opts, nil
 	}
-	cas := store.NewCAS(opts.Home.Store())
-	opts.Locked = LockedDirs(cas, l.Extensions)
-	opts.Teams = TeamFiles(cas, l.Profiles)
-	return opts
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
+	v := store.NewVerifier(store.NewCAS(opts.Home.Store()), opts.Home.StoreKey())
+	if opts.Teams, err = TeamFiles(v, l.Profiles); err != nil {
+		return profiles.Options{}, err
+	}
+	if opts.Locked, err = LockedDirs(v, l.Extensions); err != nil {
+		return profiles.Options{}, err
+	}
+	return opts, nil
 }
 
 // plan describes old -> lock: source changes, hooks that need approval,
@@ -362,6 +402,12 @@ func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *sch
 	return n, nil
 }
 
+// verifier checks the store entries an apply or check loads, with the
+// cache key under the applier's home.
+func (a *Applier) verifier(cas *store.CAS) *store.Verifier {
+	return store.NewVerifier(cas, a.Options.Home.StoreKey())
+}
+
 // ErrNoGeneration means the workspace has no current generation.
 var ErrNoGeneration = errors.New("no generation has been applied in this workspace; run `ollm profile apply`")
 
@@ -374,7 +420,7 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cas := a.Resolver.Store
+	v := a.verifier(a.Resolver.Store)
 	base := a.Options
 	base.Locked, base.Teams = nil, nil
 	first, err := a.load(base)
@@ -384,7 +430,9 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 	wants := ProfileWants(first.Profile)
 	oldc := CopyLock(old)
 	withTeams := base
-	withTeams.Teams = TeamFiles(cas, oldc.Profiles)
+	if withTeams.Teams, err = TeamFiles(v, oldc.Profiles); err != nil {
+		return nil, nil, err
+	}
 	mid := first
 	if len(withTeams.Teams) > 0 {
 		if mid, err = a.load(withTeams); err != nil {
@@ -393,7 +441,9 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 	}
 	wants = append(wants, ExtensionWants(mid.Profile)...)
 	full := withTeams
-	full.Locked = LockedDirs(cas, oldc.Extensions)
+	if full.Locked, err = LockedDirs(v, oldc.Extensions); err != nil {
+		return nil, nil, err
+	}
 	final, err := a.load(full)
 	if err != nil {
 		return nil, nil, err

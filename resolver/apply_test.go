@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -193,5 +194,38 @@ func TestReproducibleAcrossHomes(t *testing.T) {
 	eb, _ := store.NewCAS(b.home.Store()).Entries()
 	if len(ea) != 1 || len(eb) != 1 || ea[0].Name != eb[0].Name {
 		t.Fatalf("store entries %v vs %v", ea, eb)
+	}
+}
+
+// What commands load from the store is verified at use: a changed entry
+// stops StoreOptions (every command but apply) and Check with a
+// TamperedError; apply sets it aside and fetches it again.
+func TestTamperedStoreEntryIsRefusedAtUse(t *testing.T) {
+	repoDir := filepath.Join(t.TempDir(), "guard")
+	r := newRepo(t, repoDir)
+	r.commit(map[string]string{"manifest.json": manifest("guard"), "a.txt": "a\n"}, "one")
+	e := newEnv(t, gitProfile(`guard: {git: "`+repoDir+`"}`))
+	e.mustApply(ApplyOptions{})
+	opts := profiles.Options{Home: e.home, Workspace: e.ws}
+	got, err := StoreOptions(opts)
+	if err != nil || len(got.Locked) != 1 {
+		t.Fatalf("StoreOptions = %+v, %v", got.Locked, err)
+	}
+	dir := got.Locked[0].Dir
+	_ = os.Chmod(dir, 0o755)
+	_ = os.Chmod(filepath.Join(dir, "a.txt"), 0o644)
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var te *store.TamperedError
+	if _, err := StoreOptions(opts); !errors.As(err, &te) || te.Name != "guard" || te.Dir != dir || te.Diff != "changed a.txt" {
+		t.Fatalf("StoreOptions after the edit: %v", err)
+	}
+	if _, _, err := e.a.Check(); !errors.As(err, &te) {
+		t.Fatalf("Check after the edit: %v", err)
+	}
+	e.mustApply(ApplyOptions{})
+	if got, err := StoreOptions(opts); err != nil || len(got.Locked) != 1 {
+		t.Fatalf("StoreOptions after apply = %+v, %v", got.Locked, err)
 	}
 }

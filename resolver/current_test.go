@@ -174,7 +174,10 @@ func BenchmarkLoadCached(b *testing.B) {
 	if _, err := benchApplier(home, ws).Apply(b.Context(), ApplyOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	opts := StoreOptions(profiles.Options{Home: home, Workspace: ws})
+	opts, err := StoreOptions(profiles.Options{Home: home, Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		r, err := profiles.Load(opts)

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ollm/ollm/store"
 )
 
 // ExitCode is the process exit status.
@@ -59,6 +61,7 @@ func exitCodeFor(err error) ExitCode {
 		se *SecurityError
 		be *BlockedError
 		si *SilentError
+		te *store.TamperedError // a store entry changed after install, wherever it was loaded
 	)
 	switch {
 	case err == nil:
@@ -67,7 +70,7 @@ func exitCodeFor(err error) ExitCode {
 		return si.Code
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled
-	case errors.As(err, &se):
+	case errors.As(err, &se), errors.As(err, &te):
 		return ExitSecurity
 	case errors.As(err, &fe), errors.As(err, &ce):
 		return ExitConfig

@@ -86,8 +86,23 @@ func (f *Factory) LoadProfile() (*schema.Resolved, error) {
 }
 
 // ProfileOptions are the loader options for this invocation: OLLM_HOME,
-// the workspace, --ext and --model.
+// the workspace, --ext and --model, and the extensions and team profiles
+// ollm.lock pins, loaded from the store once each is verified against its
+// hash. A changed store entry is a *store.TamperedError (exit 3): nothing
+// that loads the profile through here uses it.
 func (f *Factory) ProfileOptions() (profiles.Options, error) {
+	opts, err := f.BaseOptions()
+	if err != nil {
+		return profiles.Options{}, err
+	}
+	return resolver.StoreOptions(opts)
+}
+
+// BaseOptions are ProfileOptions without the store entries, for the
+// commands that fill, repair or inspect the store themselves (profile
+// apply, lock, diff, generations; ext add, update, verify): a tampered
+// entry must not stop its own repair.
+func (f *Factory) BaseOptions() (profiles.Options, error) {
 	home, err := f.Home()
 	if err != nil {
 		return profiles.Options{}, err
@@ -96,8 +111,7 @@ func (f *Factory) ProfileOptions() (profiles.Options, error) {
 	if err != nil {
 		return profiles.Options{}, err
 	}
-	// Extensions and team profiles pinned by ollm.lock load from the store.
-	return resolver.StoreOptions(profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}), nil
+	return profiles.Options{Home: home, Workspace: ws, Ext: f.Global.Ext, Model: f.Global.Model}, nil
 }
 
 // lookupEnv adapts a getenv to a lookup in which an empty variable counts

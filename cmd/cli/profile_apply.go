@@ -28,7 +28,7 @@ type ResolveDeps struct {
 }
 
 func newResolveDeps(f *Factory) ResolveDeps {
-	return ResolveDeps{IO: f.IO, Context: f.Context, Options: f.ProfileOptions, Getenv: f.Getenv}
+	return ResolveDeps{IO: f.IO, Context: f.Context, Options: f.BaseOptions, Getenv: f.Getenv}
 }
 
 // applier builds the resolver for this invocation: go-git with its cache
