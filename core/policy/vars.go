@@ -85,21 +85,27 @@ func envInners(words []any) []inner {
 }
 
 // splitAssign splits a NAME=VALUE word, also one whose value (or whose
-// quotes: "NAME=$x") is known only at run time.
+// quotes: "NAME=$x") is known only at run time. The name may be any text,
+// as env and the environment take it (BASH_FUNC_ls%%=...).
 func splitAssign(w any) (name string, v any, ok bool) {
 	switch w := w.(type) {
 	case string:
-		if isAssignment(w) {
+		if isEnvAssignment(w) {
 			eq := strings.IndexByte(w, '=')
 			return w[:eq], w[eq+1:], true
 		}
 	case unknown:
 		t := strings.TrimLeft(w.text, `"'`)
-		if isAssignment(t) {
-			return t[:strings.IndexByte(t, '=')], w, true
+		if eq := strings.IndexByte(t, '='); eq > 0 && !strings.ContainsAny(t[:eq], "$`") {
+			return t[:eq], w, true
 		}
 	}
 	return "", nil, false
+}
+
+// isEnvAssignment reports whether env and sudo take a word as NAME=VALUE.
+func isEnvAssignment(s string) bool {
+	return strings.IndexByte(s, '=') > 0 && s[0] != '-'
 }
 
 // appendRisky keeps the NAME=VALUE words whose variable runs code.

@@ -320,8 +320,8 @@ func envWrap(args []any) []inner {
 	for i := 0; i < len(args); i++ {
 		a, ok := args[i].(string)
 		if !ok {
-			if u, _ := args[i].(unknown); isAssignment(u.text) {
-				vars = appendRisky(vars, u)
+			if _, _, ok := splitAssign(args[i]); ok {
+				vars = appendRisky(vars, args[i])
 				continue
 			}
 			return notLiteral
@@ -335,7 +335,7 @@ func envWrap(args []any) []inner {
 			return concat(envInners(vars), splitString(append([]any{a[2:]}, args[i+1:]...)))
 		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
 			i++
-		case isAssignment(a):
+		case isEnvAssignment(a):
 			vars = appendRisky(vars, a)
 		case a == "--" || a == "-" || (len(a) > 1 && a[0] == '-'):
 		default:
@@ -515,7 +515,7 @@ func sudoWrap(args []any) []inner {
 func runAs(rest []any, shell bool) []inner {
 	n := 0
 	for n < len(rest) {
-		if s, ok := rest[n].(string); !ok || !isAssignment(s) {
+		if s, ok := rest[n].(string); !ok || !isEnvAssignment(s) {
 			break
 		}
 		n++
