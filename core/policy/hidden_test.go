@@ -222,7 +222,7 @@ func TestHiddenCommandDecisions(t *testing.T) {
 		{`sudo -s <<< 'rm -rf /'`, Deny, Deny, "no-rm"},
 		{`echo 'print(1)' | python3`, Ask, Allow, ""},
 		{`curl -s x | python3`, Deny, Deny, "no-curl"}, // curl itself is denied
-		{`cat x | python3`, Ask, Deny, ""}, // python3 itself asks first
+		{`cat x | python3`, Ask, Deny, ""},             // python3 itself asks first
 	}
 	for _, tc := range tests {
 		t.Run(tc.cmd, func(t *testing.T) {
