@@ -21,6 +21,11 @@ func FuzzDecideShell(f *testing.F) {
 		"for ((i=0;i<3;i++)); do rm; done", "select x in a; do rm; done", "let x=1", "echo {a,b}", "~/bin/rm",
 		"exec 3>&1", "echo >& file", "export X=1 Y=$(rm)", "declare -a x=(1)", "time -p rm", "! rm",
 		"bash -c", "find -exec", "xargs -I{} rm {}", "env -S", "sudo --", "watch -x rm", "su -c",
+		`echo "rm -f M" | sh`, "trap 'rm -f M' EXIT", "flock L rm -f M", "script -qc 'rm -f M' /dev/null",
+		"strace -o /dev/null rm -f M", "cat <<EOF | sh\nrm\nEOF", "bash <<< rm", "printf '%s\\n' rm | bash -s",
+		"echo rm | cat - | sudo -i", "python3 - <<'PY'\nx\nPY", "PROMPT_COMMAND=rm", "export LD_PRELOAD=x",
+		"env 'BASH_FUNC_f%%=() { rm; }' bash -c f", "parallel rm {} ::: a ::: b", "parallel ::: rm", "busybox rm",
+		"watch -n $N x", "strace -E $V rm", "exec <x; sh", "echo rm > >(sh)", "sh <<-EOF\n\trm\n\tEOF",
 	} {
 		f.Add(s)
 	}

@@ -149,6 +149,7 @@ func TestSplitNewWrappers(t *testing.T) {
 		{`strace -o /dev/null rm -f M`, `strace -o /dev/null rm -f M | strace: rm -f M`},
 		{`strace -ff -e trace=file -s 100 -p 1 rm`, `strace -ff -e trace=file -s 100 -p 1 rm | strace: rm`},
 		{`strace --output=x --string-limit 9 rm`, `strace --output=x --string-limit 9 rm | strace: rm`},
+		{`strace -E "$V" rm`, `strace -E ?"$V" rm | strace: ? {strace -E sets a variable named only when the command runs: "$V"}`},
 		{`strace $OPTS rm`, `strace ?$OPTS rm | strace: ? {a word of the wrapped command or of its options is not a literal word}`},
 		{`ltrace -o x -l libc.so rm`, `ltrace -o x -l libc.so rm | ltrace: rm`},
 		{`flock L rm -f M`, `flock L rm -f M | flock: rm -f M`},
@@ -260,6 +261,23 @@ func TestInterpreterInputIsInlineProgram(t *testing.T) {
 		if d := decideShell(t, p, cmd); d.Action != Deny {
 			t.Errorf("%q: got %s (%s)", cmd, d.Action, d.Reason)
 		}
+	}
+}
+
+// An option's value that is not literal must not crash a wrapper.
+func TestWrapperOptionValuesNotLiteral(t *testing.T) {
+	for _, c := range []string{"watch -n $N x", "doas -u $U rm", "strace -o $F rm", "parallel -j $J rm ::: a",
+		"xargs -n $N rm", "sudo -u $U rm", "ltrace -o $F rm", "flock -w $W l rm", "script -E $E -c rm", "timeout -s $S 5 rm"} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%q panics: %v", c, r)
+				}
+			}()
+			if got := splitRenders(c); !strings.Contains(got, "rm") && !strings.Contains(got, "x") {
+				t.Errorf("%q: %s", c, got)
+			}
+		}()
 	}
 }
 

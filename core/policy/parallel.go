@@ -32,7 +32,7 @@ func parallelWrap(args []any) []inner {
 	}
 	quote, fills := false, false
 	for _, a := range args[:i] {
-		s := a.(string)
+		s, _ := a.(string) // an option's value may be unknown
 		long := strings.SplitN(s, "=", 2)[0]
 		switch {
 		case s == "-q" || s == "--quote":

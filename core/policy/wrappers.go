@@ -418,7 +418,7 @@ func commandWrap(args []any) []inner {
 		return notLiteral
 	}
 	for _, a := range args[:i] {
-		if s := a.(string); strings.ContainsAny(s, "vV") && !strings.HasPrefix(s, "--") {
+		if s, _ := a.(string); strings.ContainsAny(s, "vV") && !strings.HasPrefix(s, "--") {
 			return nil
 		}
 	}
@@ -433,7 +433,7 @@ func watchWrap(args []any) []inner {
 		return notLiteral
 	}
 	for _, a := range args[:i] {
-		if s := a.(string); s == "--exec" || (!strings.HasPrefix(s, "--") && strings.ContainsRune(s, 'x')) {
+		if s, _ := a.(string); s == "--exec" || (!strings.HasPrefix(s, "--") && strings.ContainsRune(s, 'x')) {
 			return wordsInner(args[i:], "-x")
 		}
 	}
@@ -536,7 +536,7 @@ func doasWrap(args []any) []inner {
 	}
 	shell := false
 	for _, a := range args[:i] {
-		s := a.(string)
+		s, _ := a.(string) // an option's value may be unknown
 		switch {
 		case !strings.HasPrefix(s, "-") || strings.HasPrefix(s, "-u"):
 		case strings.HasPrefix(s, "-C") || s == "-L":
@@ -724,7 +724,7 @@ func straceWrap(args []any) []inner {
 	}
 	var vars []any
 	for k := 0; k < i; k++ {
-		a := args[k].(string)
+		a, _ := args[k].(string) // an option's value may be unknown
 		switch {
 		case a == "--env" && k+1 < i:
 			vars = append(vars, args[k+1])
@@ -737,6 +737,13 @@ func straceWrap(args []any) []inner {
 				} else if k+1 < i {
 					vars = append(vars, args[k+1])
 				}
+			}
+		}
+	}
+	for _, v := range vars {
+		if _, _, ok := splitAssign(v); !ok && v != nil {
+			if u, isU := v.(unknown); isU {
+				return []inner{{note: "strace -E sets a variable named only when the command runs: " + u.text}}
 			}
 		}
 	}
