@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/tool"
 )
@@ -33,6 +35,7 @@ func benchTool(b *testing.B, name, params string) {
 		}
 	}
 	b.ResetTimer()
+	defer reportCPU(b)()
 	for b.Loop() {
 		inv, err := tl.Build(json.RawMessage(params))
 		if err != nil {
@@ -43,6 +46,22 @@ func benchTool(b *testing.B, name, params string) {
 			b.Fatal(err, res.Error)
 		}
 	}
+}
+
+// reportCPU adds cpu-ms/op, the process's user and system time per call:
+// on a machine shared with other builds it varies far less than the wall
+// time, which waits for the CPU. Call the returned function at the end.
+func reportCPU(b *testing.B) func() {
+	start := cpuTime()
+	return func() {
+		b.ReportMetric(float64(cpuTime()-start)/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func benchRipgrep(b *testing.B, args ...string) {
@@ -100,6 +119,7 @@ func benchWrite(b *testing.B) {
 			tl = t
 		}
 	}
+	defer reportCPU(b)()
 	for b.Loop() {
 		inv, err := tl.Build(json.RawMessage(`{"path":"dir/f.txt","content":"hello\n","overwrite":true}`))
 		if err != nil {
