@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -98,9 +99,9 @@ type verifyCache struct {
 }
 
 type verifyRecord struct {
-	Hash  string   `json:"hash"`
-	MAC   string   `json:"mac"`   // hex HMAC-SHA256(key, entry, hash, fingerprint)
-	Paths []string `json:"paths"` // the tree's nodes in walk order, stat'ed without reading directories
+	Hash  string `json:"hash"`
+	MAC   string `json:"mac"`   // hex HMAC-SHA256(key, entry, hash, fingerprint)
+	Paths string `json:"paths"` // the tree's nodes in walk order, one a line: stat'ed without reading directories
 }
 
 const verifyCacheVersion = 1
@@ -165,7 +166,7 @@ func (v *Verifier) verify(p Pin) (dir string, rec *verifyRecord, err error) {
 		return "", nil, &TamperedError{Name: p.Name, Dir: dir, Want: p.Hash, Diff: "the entry is " + modeKind(fi.Mode()) + ", not a directory"}
 	}
 	if old, ok := v.record(entry, p.Hash); ok {
-		if fp, err := fingerprintPaths(dir, fi, old.Paths); err == nil && hmac.Equal([]byte(old.MAC), []byte(v.mac(entry, p.Hash, fp.sum))) {
+		if fp, err := fingerprintPaths(dir, fi, splitPaths(old.Paths)); err == nil && hmac.Equal([]byte(old.MAC), []byte(v.mac(entry, p.Hash, fp.sum))) {
 			return dir, nil, nil
 		}
 	}
@@ -201,7 +202,16 @@ func (v *Verifier) rehash(p Pin, dir string, fi fs.FileInfo) (string, *verifyRec
 	if again, err := fingerprint(dir, fi2); err != nil || !bytes.Equal(again.sum, fp.sum) {
 		return dir, nil, nil
 	}
-	return dir, &verifyRecord{Hash: p.Hash, MAC: mac, Paths: fp.paths}, nil
+	return dir, &verifyRecord{Hash: p.Hash, MAC: mac, Paths: strings.Join(fp.paths, "\n")}, nil
+}
+
+// splitPaths undoes the join of verifyRecord.Paths (names with a newline
+// never verify, so never reach the cache).
+func splitPaths(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }
 
 // treeErr reports a tree that cannot be walked or hashed: a special file
