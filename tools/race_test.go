@@ -130,8 +130,8 @@ func TestEditFileRaceSymlinkSwap(t *testing.T) {
 	before, _ := os.Stat(filepath.Join(outside, "e.txt"))
 	s := startSwapper(t, filepath.Join(f.root, "link"), inside, outside)
 	n := raceN(t)
-	worked := raceCalls(t, f, n, "edit_file", func(i int) string {
-		return fmt.Sprintf(`{"path":"link/e.txt","edits":[{"oldText":"line","newText":"line"}]}`)
+	worked := raceCalls(t, f, n, "edit_file", func(int) string {
+		return `{"path":"link/e.txt","edits":[{"oldText":"line","newText":"line"}]}`
 	}, func(res tool.Result, c *tool.Confirmation) {
 		if strings.Contains(res.ForModel+res.Display, "OUTSIDE") || (c != nil && strings.Contains(c.Diff, "OUTSIDE")) {
 			t.Fatalf("edit_file showed the outside file: %+v", res)
