@@ -112,6 +112,9 @@ const verifyCacheVersion = 1
 // *TamperedError, and then no directory is returned. Entries are checked in
 // parallel; the error reported is the first pin's in order.
 func (v *Verifier) Verify(pins []Pin) ([]string, error) {
+	if len(pins) == 0 {
+		return nil, nil
+	}
 	v.once.Do(v.load)
 	dirs := make([]string, len(pins))
 	recs := make([]*verifyRecord, len(pins))
