@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/tool"
 	"golang.org/x/sys/unix"
@@ -168,5 +169,22 @@ func TestOpenBeneath(t *testing.T) {
 				t.Errorf("%s(%q): err = %v; want ok = %v", name, tt.rel, err, tt.ok)
 			}
 		}
+	}
+}
+
+// A FIFO in the tree used to hang grep: open(2) waits for a writer.
+func TestGrepSkipsFIFO(t *testing.T) {
+	f := newFixture(t)
+	f.write(map[string]string{"a.txt": "needle\n"})
+	must(t, unix.Mkfifo(filepath.Join(f.root, "pipe"), 0o644))
+	done := make(chan tool.Result, 1)
+	go func() { done <- f.call("grep", `{"pattern":"needle"}`) }()
+	select {
+	case res := <-done:
+		if res.Error != nil || res.ForModel != "a.txt:1:needle\n" {
+			t.Fatalf("grep = %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("grep hung on a FIFO")
 	}
 }
