@@ -3,6 +3,7 @@ package policy
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/schema"
 )
@@ -304,5 +305,40 @@ func TestPrintfText(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("printfText(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// Text that multiplies at each level (parallel's combinations, printf's
+// reused format) is bounded: the decision stays fast and is not an allow.
+func TestHiddenTextIsBounded(t *testing.T) {
+	args := strings.Repeat(" a", 64)
+	cmd := "ls"
+	for range 5 { // each level runs the one below 64 times: 64^5 without a bound
+		format := strings.NewReplacer("%", "%%", `\`, `\\`).Replace(cmd) + `\n%s\n`
+		cmd = "printf " + quoteWord(format) + args + " | sh"
+	}
+	start := time.Now()
+	pts := splitCommand(cmd)
+	p := MustCompile(schema.Policy{Rules: shellRules}, Options{})
+	if d := decideShell(t, p, cmd); d.Action == Allow {
+		t.Errorf("got %s: %s", d.Action, d.Reason)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("split and decide took %s", el)
+	}
+	t.Logf("%d parts, split and decide in %s", len(pts), time.Since(start))
+	bounded := false
+	for _, pt := range pts {
+		bounded = bounded || strings.Contains(pt.note, "hides more")
+	}
+	if !bounded {
+		t.Errorf("%d parts, none is the budget's unknown part", len(pts))
+	}
+	pf := []any{strings.Repeat("x", 1<<16) + "%s"}
+	for range 32 {
+		pf = append(pf, "a")
+	}
+	if _, ok := printfText(pf); ok {
+		t.Error("printf output over the budget was computed")
 	}
 }

@@ -29,12 +29,21 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // splitCommand parses a command line into its parts. A line that does not
 // parse is one broken part about which nothing is known.
 func splitCommand(src string) []part {
-	s := splitter{parts: make([]part, 0, 8)}
+	s := splitter{parts: make([]part, 0, 8), budget: maxHidden}
 	s.split(src, "", 0, nil)
 	return s.parts
 }
 
-type splitter struct{ parts []part }
+type splitter struct {
+	parts  []part
+	budget int // bytes of hidden command lines still to parse
+}
+
+// maxHidden bounds the bytes of command lines found inside others (bash
+// -c, input fed to a shell, parallel's jobs) that one decision parses:
+// parallel's combinations and printf's reused format multiply text at each
+// level, and a decision must stay fast whatever the model writes.
+const maxHidden = 256 << 10
 
 // script is one parsed command line while it is walked: the nodes above
 // the current one, and where its standard input comes from (nil: the
@@ -58,6 +67,12 @@ func (s *splitter) split(src, via string, depth int, in *source) {
 	if depth > maxDepth {
 		s.parts = append(s.parts, unknownPart(src, via, "wrappers nest deeper than the policy looks"))
 		return
+	}
+	if depth > 0 {
+		if s.budget -= len(src); s.budget < 0 {
+			s.parts = append(s.parts, unknownPart(src, via, "the command line hides more commands than the policy looks through"))
+			return
+		}
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")

@@ -19,6 +19,10 @@ var inlineFlag = map[string]string{"python": "-c", "node": "-e", "perl": "-e", "
 
 // readsInput judges what a command reads as a program from its input.
 func (s *splitter) readsInput(in inner, pt part, prog, via string, depth int, at source) {
+	if s.budget <= 0 {
+		s.parts = append(s.parts, unknownPart(pt.text, via, "the command line hides more commands than the policy looks through"))
+		return
+	}
 	f := at.feed()
 	what := "a program"
 	if in.stdin == "sh" {
@@ -324,7 +328,7 @@ func printfText(args []any) (string, bool) {
 	var b strings.Builder
 	for {
 		used, ok := printfOnce(&b, format, rest)
-		if !ok {
+		if !ok || b.Len() > maxHidden {
 			return "", false
 		}
 		rest = rest[min(used, len(rest)):]
