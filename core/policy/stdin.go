@@ -109,6 +109,8 @@ func (sc *script) stdinOf(st *syntax.Stmt, anc []syntax.Node) feed {
 			if (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && child == syntax.Node(n.Y) {
 				return sc.outputOf(n.X, anc[:i+1])
 			}
+		case *syntax.CoprocClause:
+			return unknownFeed("what is written to the coprocess")
 		case *syntax.ProcSubst:
 			if n.Op == syntax.CmdOut {
 				return unknownFeed("what is written to " + slice(sc.src, n))

@@ -54,6 +54,10 @@ var wrappers = map[string]func(args []any) []inner{
 	".":      sourceWrap,
 	"env":    envWrap,
 	"export": declWrap, "declare": declWrap, "typeset": declWrap, "local": declWrap, "readonly": declWrap,
+	"alias":    aliasWrap,
+	"hash":     rebindWrap("p"),
+	"enable":   rebindWrap("f"),
+	"read":     setsVarWrap, "mapfile": setsVarWrap, "readarray": setsVarWrap, "printf": printfWrap,
 	"find":     findWrap,
 	"xargs":    xargsWrap,
 	"parallel": parallelWrap,
@@ -603,15 +607,20 @@ func sourceWrap(args []any) []inner {
 // print.
 func declWrap(args []any) []inner {
 	var out []inner
+	nameref := false
 	for _, a := range args {
 		if s, ok := a.(string); ok && (strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")) {
 			if strings.ContainsAny(s, "pfF") {
 				return nil
 			}
+			nameref = nameref || strings.HasPrefix(s, "-") && strings.ContainsRune(s, 'n')
 			continue
 		}
 		if name, v, ok := splitAssign(a); ok {
 			out = append(out, varInners(name, v)...)
+			if target, _ := v.(string); nameref && varRisk(target) != varPlain {
+				out = append(out, inner{note: name + " is another name for " + target + ", which can make programs run code", how: name})
+			}
 			continue
 		}
 		switch a := a.(type) {
@@ -764,4 +773,71 @@ func appletWrap(args []any) []inner {
 		return nil
 	}
 	return wordsInner(args, "")
+}
+
+// aliasWrap: alias NAME=VALUE makes NAME run VALUE in later lines; the
+// value is judged as a command line (alone, though an alias may end in
+// the middle of one).
+func aliasWrap(args []any) []inner {
+	var out []inner
+	for _, a := range args {
+		name, v, ok := splitAssign(a)
+		switch s, lit := v.(string); {
+		case !ok:
+			if _, isU := a.(unknown); isU {
+				out = append(out, inner{note: "it defines an alias known only when the command runs"})
+			}
+		case !lit:
+			out = append(out, inner{note: "the alias " + name + " runs a command that is not a literal string", how: name + "=", apart: true})
+		case s != "":
+			out = append(out, inner{script: s, how: name + "=", apart: true})
+		}
+	}
+	return out
+}
+
+// rebindWrap: hash -p PATH NAME and enable -f LIB NAME make a name run
+// another program or a library's code.
+func rebindWrap(flag string) func([]any) []inner {
+	return func(args []any) []inner {
+		for _, a := range args {
+			if s, _ := a.(string); strings.HasPrefix(s, "-") && strings.ContainsAny(s[1:], flag) {
+				return []inner{{note: "it makes a command name run another program"}}
+			}
+		}
+		return nil
+	}
+}
+
+// setsVarWrap: read and mapfile set the variables they name from their
+// input; setting one that runs code (vars.go) is unknown.
+func setsVarWrap(args []any) []inner {
+	for _, a := range args {
+		if s, _ := a.(string); varRisk(s) != varPlain {
+			return setFromInput(s)
+		}
+	}
+	return nil
+}
+
+// printfWrap: printf -v NAME sets NAME to what it would print.
+func printfWrap(args []any) []inner {
+	for i, a := range args {
+		s, _ := a.(string)
+		switch {
+		case s == "-v" && i+1 < len(args):
+			if name, _ := args[i+1].(string); varRisk(name) != varPlain {
+				return setFromInput(name)
+			}
+		case strings.HasPrefix(s, "-v") && varRisk(s[2:]) != varPlain:
+			return setFromInput(s[2:])
+		case !strings.HasPrefix(s, "-"):
+			return nil
+		}
+	}
+	return nil
+}
+
+func setFromInput(name string) []inner {
+	return []inner{{note: "it sets " + name + ", which can make programs run code, to text the policy does not work out", how: name + "="}}
 }
