@@ -147,14 +147,18 @@ func teamsFromWorkspace(layers []*layer) bool {
 
 // gateLayers holds back the widening values of every untrusted layer and
 // records them in t. It returns an error only for a broken schema.
-func gateLayers(layers []*layer, t *schema.Trust) error {
+func gateLayers(layers []*layer, t *schema.Trust) (sources map[string]bool, err error) {
 	table, err := trustClasses()
 	if err != nil {
-		return fmt.Errorf("trust classes of the schema (a bug in ollm): %w", err)
+		return nil, fmt.Errorf("trust classes of the schema (a bug in ollm): %w", err)
 	}
+	sources = map[string]bool{}
 	for _, l := range layers {
 		if l.scope != schema.ScopeWorkspace {
 			continue
+		}
+		for _, f := range findFields(l.file.Decls, []string{"extensions", "sources", "*"}) {
+			sources[labelName(f.Label)] = true
 		}
 		for _, f := range findFields(l.file.Decls, []string{"mcp", "servers", "*"}) {
 			if n := labelName(f.Label); n != "" && !slices.Contains(t.HeldServers, n) {
@@ -163,14 +167,16 @@ func gateLayers(layers []*layer, t *schema.Trust) error {
 		}
 		t.Held = append(t.Held, gateLayer(table, l)...)
 	}
-	return nil
+	return sources, nil
 }
 
-// gateExtensions takes the workspace's own extensions out of r.
-func gateExtensions(r *schema.Resolved) {
+// gateExtensions takes out of r the workspace's own extensions and the
+// store extensions pinned for sources the workspace (or a team profile it
+// extends) declares.
+func gateExtensions(r *schema.Resolved, sources map[string]bool) {
 	kept := r.Extensions[:0:0]
 	for _, x := range r.Extensions {
-		if x.Scope == schema.ScopeWorkspace {
+		if x.Scope == schema.ScopeWorkspace || (x.Scope == schema.ScopeStore && sources[x.Name]) {
 			r.Trust.HeldExtensions = append(r.Trust.HeldExtensions, x.Name)
 			continue
 		}
@@ -271,4 +277,14 @@ func pathLike(s string) bool {
 		return false
 	}
 	return true
+}
+
+// WorkspaceTrust reads the workspace's digest and approval without
+// resolving the profile.
+func WorkspaceTrust(opts Options) (schema.Trust, error) {
+	in, err := readLayers(opts)
+	if err != nil {
+		return schema.Trust{}, err
+	}
+	return workspaceTrust(opts, in)
 }

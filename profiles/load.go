@@ -188,8 +188,9 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		}
 	}
 	r.Problems = append(r.Problems, dropWorkspaceTrust(layers)...)
+	var wsSources map[string]bool
 	if trust.Gated {
-		if err := gateLayers(layers, &r.Trust); err != nil {
+		if wsSources, err = gateLayers(layers, &r.Trust); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -230,7 +231,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		r.Extensions = exts
 		r.Problems = append(r.Problems, probs...)
 		if trust.Gated {
-			gateExtensions(r)
+			gateExtensions(r, wsSources)
 		}
 		r.Problems = append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...)
 		return r, cands, nil

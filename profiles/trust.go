@@ -9,6 +9,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
 	"github.com/ollm/ollm/schema"
@@ -332,9 +333,34 @@ func shortSource(n ast.Node) (s string) {
 	if err != nil {
 		return ""
 	}
-	s = strings.Join(strings.Fields(string(b)), " ")
+	s = redactSource(string(b))
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}
 	return s
+}
+
+// redactSource replaces the string values of secret-looking fields
+// (token, *_KEY, Authorization, ...) in CUE source, and joins it on one
+// line. Its input is formatted syntax, so it parses.
+func redactSource(src string) string {
+	e, err := parser.ParseExpr("held", src)
+	if err != nil {
+		return strings.Join(strings.Fields(src), " ")
+	}
+	ast.Walk(e, func(n ast.Node) bool {
+		if f, ok := n.(*ast.Field); ok {
+			if name, _, err := ast.LabelName(f.Label); err == nil && LooksSecret(name) {
+				if lit, ok := f.Value.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					lit.Value = strconv.Quote(Redacted)
+				}
+			}
+		}
+		return true
+	}, nil)
+	b, err := format.Node(e)
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
 }

@@ -92,7 +92,11 @@ type Result struct {
 	DryRun      bool             `json:"dryRun"`
 }
 
+// load resolves the profile as if the workspace were approved: the
+// resolver fetches and pins what the profile names, which runs nothing;
+// what runs is gated when it is loaded for use.
 func (a *Applier) load(o profiles.Options) (*schema.Resolved, error) {
+	o.Ungated = true
 	if a.Load != nil {
 		return a.Load(o)
 	}

@@ -178,6 +178,9 @@ func indentRest(s string, n int) string {
 func profileChecks(r *schema.Resolved) []Check {
 	var out []Check
 	for _, p := range r.Problems {
+		if strings.HasPrefix(p.Message, "workspace not approved:") {
+			continue // the workspace check reports them
+		}
 		c := Check{Name: "profile", Status: CheckWarn, Message: problemText(schema.Problem{Pos: p.Pos, File: p.File, Message: p.Message}), Fix: p.Fix}
 		if p.Severity == "error" {
 			c.Status = CheckFail

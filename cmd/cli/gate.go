@@ -85,9 +85,14 @@ func withHeldServers(f *Factory, g *schema.Resolved) (*schema.Resolved, error) {
 
 // warnHeld prints, one line each with file:line, what an unapproved
 // workspace had held back, for commands that do not print every problem.
-func warnHeld(w io.Writer, r *schema.Resolved) {
+// With servers false, held servers are left out (a server table shows
+// them as needs-approval).
+func warnHeld(w io.Writer, r *schema.Resolved, servers bool) {
 	var held []schema.Problem
 	for _, p := range r.Problems {
+		if !servers && (strings.Contains(p.Message, ".mcp.json servers held back") || strings.Contains(p.Message, " mcp.servers held back")) {
+			continue
+		}
 		if strings.HasPrefix(p.Message, "workspace not approved:") {
 			held = append(held, p)
 		}

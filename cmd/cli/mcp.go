@@ -98,7 +98,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnHeld(f.IO.ErrOut, r)
+	warnHeld(f.IO.ErrOut, r, false)
 	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -25,6 +26,8 @@ type MCPEditOptions struct {
 	Workspace func() (store.Workspace, error)
 	// Validate loads the whole profile; an edit that breaks it is undone.
 	Validate func() error
+	// Getwd is where relative paths in --command were typed.
+	Getwd func() (string, error)
 
 	Name      string
 	Command   string
@@ -37,7 +40,7 @@ type MCPEditOptions struct {
 }
 
 func newMCPEditOptions(f *Factory) *MCPEditOptions {
-	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace,
+	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd,
 		Validate: func() error { _, err := f.LoadProfile(); return err }}
 }
 
@@ -108,6 +111,13 @@ func mcpAddRun(o *MCPEditOptions) error {
 	cfg, err := mcpServerFromFlags(o.Name, o.Command, o.URL, o.Transport, o.Env, o.Headers)
 	if err != nil {
 		return &FlagError{Err: err}
+	}
+	if o.User && o.Getwd != nil {
+		// A relative path in the user profile resolves against
+		// $OLLM_HOME; the user typed it relative to here.
+		if wd, err := o.Getwd(); err == nil {
+			cfg.Command, cfg.Args = absTyped(wd, cfg.Command, cfg.Args)
+		}
 	}
 	pf, err := o.files()
 	if err != nil {
@@ -322,4 +332,26 @@ func keyValues(flag string, kvs []string) (map[string]string, error) {
 		out[strings.TrimSpace(k)] = v
 	}
 	return out, nil
+}
+
+// absTyped makes the command and arguments that name existing files
+// relative to wd absolute.
+func absTyped(wd, command string, args []string) (string, []string) {
+	abs := func(s string) string {
+		if s == "" || filepath.IsAbs(s) || strings.HasPrefix(s, "-") {
+			return s
+		}
+		if _, err := os.Stat(filepath.Join(wd, s)); err == nil {
+			return filepath.Join(wd, s)
+		}
+		return s
+	}
+	if strings.Contains(command, "/") {
+		command = abs(command)
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = abs(a)
+	}
+	return command, out
 }

@@ -184,9 +184,6 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 		return &ConfigError{Err: fmt.Errorf("profile is valid but some extensions are not (see above); they will be skipped")}
 	}
 	fmt.Fprintf(opts.IO.Out, "ok: %d layers, %d extensions\n", len(res.Layers), res.Extensions)
-	if r.Trust.Digest != "" && !r.Trust.Approved {
-		fmt.Fprintln(opts.IO.ErrOut, "note: the workspace is not approved: what it brings that widens what runs is held back until you review it with `ollm trust`")
-	}
 	return nil
 }
 

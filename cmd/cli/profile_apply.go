@@ -178,14 +178,29 @@ func profileApplyRun(opts *ProfileApplyOptions) error {
 
 // apply runs the resolver and keeps in the plan only the hooks that still
 // need an approval.
+//
+// An approved workspace stays approved across the lock the apply writes
+// when that lock pins only what was approved (keepApproval).
 func (d ResolveDeps) apply(a *resolver.Applier, ao resolver.ApplyOptions) (*resolver.Result, error) {
+	lo, lerr := d.Options()
+	before, approved := approvalBefore(lo)
 	res, err := a.Apply(d.Context, ao)
 	if err != nil {
 		return nil, err
 	}
-	if lo, err := d.Options(); err == nil {
-		res.Plan.Hooks = unapprovedHooks(res, lo.Home, lo.Workspace)
+	if lerr != nil {
+		return res, nil
 	}
+	if approved && res.LockWritten && !res.DryRun {
+		note, err := keepApproval(lo, before, res.Old, res.Lock)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			fmt.Fprintln(d.IO.ErrOut, note)
+		}
+	}
+	res.Plan.Hooks = unapprovedHooks(res, lo.Home, lo.Workspace)
 	return res, nil
 }
 

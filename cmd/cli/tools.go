@@ -170,7 +170,7 @@ func toolsCallRun(cmd *cobra.Command, opts *ToolsCallOptions) error {
 	if err != nil {
 		return err
 	}
-	warnHeld(opts.IO.ErrOut, r)
+	warnHeld(opts.IO.ErrOut, r, true)
 	ts, err := opts.Tools(r)
 	if err != nil {
 		return err
