@@ -46,7 +46,9 @@ func (e *env) write(rel, content string) string {
 
 // opts resolve as if the workspace were approved: the loader tests are
 // about unification; trust_test.go tests the gate.
-func (e *env) opts() Options { return Options{Home: e.home, Workspace: e.ws, NoCache: true, Ungated: true} }
+func (e *env) opts() Options {
+	return Options{Home: e.home, Workspace: e.ws, NoCache: true, Ungated: true}
+}
 
 func manifestJSON(name string, extra string) string {
 	s := `{"name": "` + name + `", "version": "1.0.0", "description": "test extension ` + name + `"`

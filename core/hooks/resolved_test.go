@@ -104,4 +104,3 @@ func TestFromResolvedReportsBadEvents(t *testing.T) {
 		t.Fatalf("registry %v, problems %+v", reg.All(), probs)
 	}
 }
-
