@@ -73,3 +73,9 @@ func BenchmarkDecideCompoundShell(b *testing.B) {
 func BenchmarkDecideWrappedShell(b *testing.B) {
 	benchDecide(b, shellFacts, json.RawMessage(`{"command":"find . -name '*.go' -exec grep -l TODO {} + | xargs -0 sudo env A=1 bash -c 'ls; cat x'"}`), Ask)
 }
+
+// BenchmarkDecideFedShell: commands fed to shells on their input (a pipe
+// from printf, a here-document) and a variable holding a command line.
+func BenchmarkDecideFedShell(b *testing.B) {
+	benchDecide(b, shellFacts, json.RawMessage(`{"command":"printf '%s\\n' 'go vet ./...' | bash && GIT_PAGER=cat git log -1 && sh <<'EOF'\nls -la\ngrep -r TODO .\nEOF"}`), Ask)
+}
