@@ -10,11 +10,14 @@
 // Shell-like tools get special care: their command line is parsed with
 // mvdan.cc/sh/v3/syntax, every simple command in it (after &&, ||, ;, |,
 // inside $(...), backticks, subshells, process substitutions, redirections
-// and wrappers such as `bash -c`, `xargs`, `find -exec`, `sudo`) is judged
-// on its own, and the call passes only if every part does. What cannot be
-// known statically (a program name built from a variable, `eval "$x"`)
-// cannot be proven safe, so it is asked about. docs/notes/policy.md holds
-// the full semantics and the measurements.
+// and wrappers such as `bash -c`, `xargs`, `find -exec`, `sudo`, `trap`,
+// and text fed to a shell on its input: `echo ... | sh`, `sh <<EOF`) is
+// judged on its own, and the call passes only if every part does. What
+// cannot be known statically (a program name built from a variable, `eval
+// "$x"`, `curl ... | sh`, LD_PRELOAD) cannot be proven safe, so it is
+// asked about. Parsing is a convenience, not a sandbox: docs/policy.md
+// lists its known limits, docs/notes/policy.md the full semantics and the
+// measurements.
 //
 // Imports: the standard library, core/tool, schema, mvdan.cc/sh/v3/syntax
 // and github.com/bmatcuk/doublestar/v4.
