@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 )
@@ -65,7 +64,7 @@ const verifyMargin = time.Second
 // read or created) nothing is cached and every use re-hashes.
 type Verifier struct {
 	CAS   *CAS
-	Cache string // <store>/.verified.json: entry -> keyed fingerprint
+	Cache string // <store>/.verified: entry -> keyed fingerprint (verify_cache.go)
 	Hints string // <store>/.verified.d: each entry's file hashes, to say what changed
 	Key   string // the cache's HMAC key, outside the store (0600)
 	Now   func() time.Time
@@ -86,25 +85,11 @@ func (h Home) StoreKey() string { return h.path("state", "store-verify.key") }
 func NewVerifier(cas *CAS, keyFile string) *Verifier {
 	return &Verifier{
 		CAS:   cas,
-		Cache: filepath.Join(cas.Dir, ".verified.json"),
+		Cache: filepath.Join(cas.Dir, ".verified"),
 		Hints: filepath.Join(cas.Dir, ".verified.d"),
 		Key:   keyFile,
 	}
 }
-
-// verifyCache is the file at Verifier.Cache.
-type verifyCache struct {
-	Version int                     `json:"version"`
-	Entries map[string]verifyRecord `json:"entries"` // entry directory name -> record
-}
-
-type verifyRecord struct {
-	Hash  string `json:"hash"`
-	MAC   string `json:"mac"`   // hex HMAC-SHA256(key, entry, hash, fingerprint)
-	Paths string `json:"paths"` // the tree's nodes in walk order, one a line: stat'ed without reading directories
-}
-
-const verifyCacheVersion = 1
 
 // Verify returns the store directory of each pin, in order, after checking
 // that its files hash to the pin's hash. A pin whose entry is absent gets
@@ -169,7 +154,7 @@ func (v *Verifier) verify(p Pin) (dir string, rec *verifyRecord, err error) {
 		return "", nil, &TamperedError{Name: p.Name, Dir: dir, Want: p.Hash, Diff: "the entry is " + modeKind(fi.Mode()) + ", not a directory"}
 	}
 	if old, ok := v.record(entry, p.Hash); ok {
-		if fp, err := fingerprintPaths(dir, fi, splitPaths(old.Paths)); err == nil && hmac.Equal([]byte(old.MAC), []byte(v.mac(entry, p.Hash, fp.sum))) {
+		if fp, err := fingerprintPaths(dir, fi, old.Paths); err == nil && hmac.Equal([]byte(old.MAC), []byte(v.mac(entry, p.Hash, fp.sum))) {
 			return dir, nil, nil
 		}
 	}
@@ -205,16 +190,7 @@ func (v *Verifier) rehash(p Pin, dir string, fi fs.FileInfo) (string, *verifyRec
 	if again, err := fingerprint(dir, fi2); err != nil || !bytes.Equal(again.sum, fp.sum) {
 		return dir, nil, nil
 	}
-	return dir, &verifyRecord{Hash: p.Hash, MAC: mac, Paths: strings.Join(fp.paths, "\n")}, nil
-}
-
-// splitPaths undoes the join of verifyRecord.Paths (names with a newline
-// never verify, so never reach the cache).
-func splitPaths(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
+	return dir, &verifyRecord{Hash: p.Hash, MAC: mac, Paths: fp.paths}, nil
 }
 
 // treeErr reports a tree that cannot be walked or hashed: a special file
@@ -261,9 +237,8 @@ func (v *Verifier) mac(entry, hash string, fp []byte) string {
 // be missing or unreadable: verification then re-hashes.
 func (v *Verifier) load() {
 	v.key = readOrCreateKey(v.Key)
-	var c verifyCache
-	if found, err := ReadJSON(v.Cache, &c); err == nil && found && c.Version == verifyCacheVersion {
-		v.records = c.Entries
+	if data, err := os.ReadFile(v.Cache); err == nil {
+		v.records = parseCache(data)
 	}
 }
 
@@ -279,20 +254,24 @@ func (v *Verifier) save(fresh map[string]verifyRecord) {
 		v.records[k] = r
 	}
 	v.mu.Unlock()
-	_ = UpdateJSON(v.Cache, PermPrivate, func(c *verifyCache) error {
-		if c.Version != verifyCacheVersion || c.Entries == nil {
-			*c = verifyCache{Version: verifyCacheVersion, Entries: map[string]verifyRecord{}}
+	unlock, err := Lock(v.Cache)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	recs := map[string]verifyRecord{}
+	if data, err := os.ReadFile(v.Cache); err == nil {
+		recs = parseCache(data)
+	}
+	for k, r := range fresh {
+		recs[k] = r
+	}
+	for k := range recs {
+		if _, err := os.Lstat(filepath.Join(v.CAS.Dir, k)); errors.Is(err, fs.ErrNotExist) {
+			delete(recs, k)
 		}
-		for k, r := range fresh {
-			c.Entries[k] = r
-		}
-		for k := range c.Entries {
-			if _, err := os.Lstat(filepath.Join(v.CAS.Dir, k)); errors.Is(err, fs.ErrNotExist) {
-				delete(c.Entries, k)
-			}
-		}
-		return nil
-	})
+	}
+	_ = WriteFile(v.Cache, formatCache(recs), PermPrivate)
 	v.pruneHints()
 }
 

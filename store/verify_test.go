@@ -174,8 +174,8 @@ func TestVerifyForgedCacheIsRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	entry := filepath.Base(dir)
-	forged := verifyCache{Version: verifyCacheVersion, Entries: map[string]verifyRecord{entry: {Hash: pin.Hash, MAC: forger.mac(entry, pin.Hash, fp.sum), Paths: strings.Join(fp.paths, "\n")}}}
-	if err := WriteJSON(filepath.Join(cas.Dir, ".verified.json"), forged, PermPrivate); err != nil {
+	forged := map[string]verifyRecord{entry: {Hash: pin.Hash, MAC: forger.mac(entry, pin.Hash, fp.sum), Paths: fp.paths}}
+	if err := WriteFile(filepath.Join(cas.Dir, ".verified"), formatCache(forged), PermPrivate); err != nil {
 		t.Fatal(err)
 	}
 	var te *TamperedError
@@ -212,7 +212,7 @@ func TestVerifyCacheFiles(t *testing.T) {
 	}
 	// A fresh entry (changed within verifyMargin) is checked but not cached.
 	v = NewVerifier(cas, v.Key)
-	_ = os.Remove(filepath.Join(cas.Dir, ".verified.json"))
+	_ = os.Remove(v.Cache)
 	if _, err := v.Verify([]Pin{pin}); err != nil {
 		t.Fatal(err)
 	}
@@ -231,8 +231,8 @@ func TestVerifyCacheFiles(t *testing.T) {
 	if _, err := laterVerifier(cas, root).Verify([]Pin{pin2}); err != nil {
 		t.Fatal(err)
 	}
-	var c verifyCache
-	if _, err := ReadJSON(v.Cache, &c); err != nil || len(c.Entries) != 1 {
+	data, err := os.ReadFile(v.Cache)
+	if c := parseCache(data); err != nil || len(c) != 1 {
 		t.Fatalf("cache = %+v, %v", c, err)
 	}
 	if des, _ := os.ReadDir(v.Hints); len(des) != 1 {
@@ -290,7 +290,7 @@ func BenchmarkVerifyStore50(b *testing.B) {
 	b.Run("rehash", func(b *testing.B) {
 		for b.Loop() {
 			v := NewVerifier(cas, key)
-			v.Cache = filepath.Join(root, "no-cache.json")
+			v.Cache = filepath.Join(root, "no-cache")
 			v.Now = func() time.Time { return time.Time{} } // never cache
 			if _, err := v.Verify(pins); err != nil || v.rehashed != 50 {
 				b.Fatalf("Verify: %v (rehashed %d)", err, v.rehashed)
