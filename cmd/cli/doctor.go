@@ -124,6 +124,17 @@ func doctorRun(opts *DoctorOptions) error {
 // the checks that need it.
 func runChecks(opts *DoctorOptions) []Check {
 	r, err := opts.Load()
+	var te *store.TamperedError
+	if errors.As(err, &te) {
+		// The profile loads only verified store entries: say which one
+		// differs, as the store check would.
+		msg := fmt.Sprintf("store entries differ from ollm.lock (SECURITY: something changed them):\n%s: %s does not hash to %s", te.Name, te.Dir, te.Want)
+		if te.Diff != "" {
+			msg += " (" + te.Diff + ")"
+		}
+		return []Check{{Name: "store", Status: CheckFail, Message: msg,
+			Fix: "ollm profile apply   (replaces them with verified copies; `ollm ext verify` shows the hashes)"}}
+	}
 	if err != nil {
 		return []Check{{Name: "profile", Status: CheckFail, Message: err.Error(), Fix: "ollm profile validate"}}
 	}
