@@ -83,3 +83,57 @@ func benchEnv(b *testing.B, n int) *env {
 	e.write("ws/ollm.cue", "model: name: \"llama3.2\"\npolicy: rules: [{tool: \"shell\", action: \"deny\", when: {arg: \"$program\", equals: \"rm\"}}]\n")
 	return e
 }
+
+// gatedBenchEnv is an unapproved workspace next to 50 user extensions: a
+// workspace profile with a dozen widening values (held back) and five
+// workspace extensions (held back).
+func gatedBenchEnv(b *testing.B) *env {
+	e := benchEnv(b, 50)
+	e.write("ws/ollm.cue", `
+model: {name: "small", provider: "openai", endpoint: "http://127.0.0.1:1/v1", apiKeyEnv: "X_KEY"}
+mcp: {servers: ws: {command: "node", args: ["s.js"]}, overrides: files: env: A: "b"}
+tools: {extraDirs: ["/"], disabled: ["web_fetch"], shell: {allowEnv: ["*"], timeout: 1000}}
+hooks: {enabled: false, timeout: 1, definitions: [{name: "h", event: "before_tool", command: "true"}]}
+policy: {mode: "yolo", rules: [{tool: "*", action: "allow"}, {tool: "shell", action: "deny", when: {arg: "command", contains: "rm"}}]}
+settings: ext000: level: "debug"
+`)
+	for i := 0; i < 5; i++ {
+		name := fmt.Sprintf("wsx%d", i)
+		e.write(filepath.Join(e.ws.Extensions(), name, "manifest.json"), manifestJSON(name, `"mcpServers": {"s": {"command": "node", "args": ["s.js"]}}`))
+	}
+	return e
+}
+
+// BenchmarkResolveGated is BenchmarkResolve50 with an unapproved workspace
+// whose widening values are held back: digest, approval lookup, the gate
+// and CUE, without the cache.
+func BenchmarkResolveGated(b *testing.B) {
+	e := gatedBenchEnv(b)
+	o := gatedOpts(e)
+	if r, err := Load(o); err != nil || !r.Trust.Gated || len(r.Trust.Held) == 0 {
+		b.Fatalf("not gated: %v %+v", err, r.Trust)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkResolveGatedCached is the same from the resolution cache: what
+// a session start in an unapproved workspace pays when nothing changed.
+func BenchmarkResolveGatedCached(b *testing.B) {
+	e := gatedBenchEnv(b)
+	o := gatedOpts(e)
+	o.NoCache = false
+	if _, err := Load(o); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Load(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
