@@ -62,13 +62,23 @@ func (f *Factory) Workspace() (store.Workspace, error) {
 	return ws, nil
 }
 
-// LoadProfile resolves the profile for this invocation. An invalid profile
-// is a *ConfigError (exit 2) whose message names every file and position.
-func (f *Factory) LoadProfile() (*schema.Resolved, error) {
+// LoadProfile resolves the profile for this invocation, with an unapproved
+// workspace's widening values held back. An invalid profile is a
+// *ConfigError (exit 2) whose message names every file and position.
+func (f *Factory) LoadProfile() (*schema.Resolved, error) { return f.loadProfile(false) }
+
+// LoadUngated resolves the profile as if the workspace were approved: what
+// `ollm trust` would approve, and the specs of held workspace servers a
+// session may approve one by one. Nothing loaded this way runs unless the
+// user approves it.
+func (f *Factory) LoadUngated() (*schema.Resolved, error) { return f.loadProfile(true) }
+
+func (f *Factory) loadProfile(ungated bool) (*schema.Resolved, error) {
 	opts, err := f.ProfileOptions()
 	if err != nil {
 		return nil, err
 	}
+	opts.Ungated = ungated
 	r, err := profiles.Load(opts)
 	if err != nil {
 		var pe *profiles.Error

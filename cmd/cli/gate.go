@@ -1,46 +1,18 @@
 package cli
 
 import (
-	"errors"
 	"io"
 	"maps"
 	"strings"
 
-	"github.com/ollm/ollm/profiles"
-	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
 )
-
-// LoadUngated resolves the profile as if the workspace were approved: what
-// `ollm trust` would approve, and the specs of held workspace servers a
-// session may approve one by one. Nothing loaded this way runs unless the
-// user approves it.
-func (f *Factory) LoadUngated() (*schema.Resolved, error) {
-	opts, err := f.ProfileOptions()
-	if err != nil {
-		return nil, err
-	}
-	opts.Ungated = true
-	r, err := profiles.Load(opts)
-	if err != nil {
-		var pe *profiles.Error
-		if errors.As(err, &pe) {
-			return nil, &ConfigError{Err: err}
-		}
-		return nil, err
-	}
-	lock, err := resolver.ReadLock(opts.Workspace.Lock())
-	if err != nil {
-		return nil, &ConfigError{Err: err}
-	}
-	return resolver.PinServers(lock, r), nil
-}
 
 // heldRules counts the allow rules of an unapproved workspace held back.
 func heldRules(t schema.Trust) int {
 	n := 0
 	for _, h := range t.Held {
-		if len(h.Field) > len("policy.rules") && h.Field[:len("policy.rules")] == "policy.rules" {
+		if strings.HasPrefix(h.Field, "policy.rules[") {
 			n++
 		}
 	}
