@@ -1,0 +1,198 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Support is what this machine offers.
+type Support struct {
+	ABI        int    `json:"landlockABI"` // 0: no Landlock
+	UserNS     bool   `json:"userNamespaces"`
+	Trampoline bool   `json:"trampoline"` // built with cgo on Linux
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Available reports whether processes can be sandboxed at all.
+func (s Support) Available() bool { return s.ABI >= 1 && s.Trampoline }
+
+// Describe is one line for doctor and warnings.
+func (s Support) Describe() string {
+	if !s.Available() {
+		return "no sandbox: " + s.Reason
+	}
+	ns := "user, mount and network namespaces"
+	if !s.UserNS {
+		ns = "no user namespaces (trust files inside the workspace are not made read-only; TCP is denied through Landlock, UDP is not)"
+	}
+	return fmt.Sprintf("Landlock ABI %d, %s", s.ABI, ns)
+}
+
+var (
+	probeOnce sync.Once
+	probed    Support
+)
+
+// Probe reports what the kernel supports, once per process.
+func Probe() Support {
+	probeOnce.Do(func() { probed = probe() })
+	return probed
+}
+
+func probe() Support {
+	var s Support
+	s.Trampoline = trampolineLinked
+	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno == 0 {
+		s.ABI = int(abi)
+	}
+	switch {
+	case !s.Trampoline:
+		s.Reason = "this ollm was built without cgo, so it cannot apply a sandbox between fork and exec"
+	case s.ABI < 1:
+		s.Reason = "the kernel has no Landlock (Linux 5.13 or later with landlock in the lsm= boot list)"
+	}
+	s.UserNS = userNSAllowed()
+	return s
+}
+
+func userNSAllowed() bool {
+	if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" && os.Getuid() != 0 {
+		return false
+	}
+	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil {
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(b))); n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrUnavailable is returned by Wrap when the machine cannot sandbox.
+var ErrUnavailable = errors.New("sandbox unavailable")
+
+// envKey carries the policy to the trampoline.
+const envKey = "_OLLM_SANDBOX"
+
+// Wrap rewrites cmd (built by exec.Command, not started) so that it runs
+// under p: ollm re-executes itself, the trampoline applies p and executes
+// the program. An Off policy leaves cmd as it is. Without Landlock it
+// returns ErrUnavailable (wrapped with the reason) and leaves cmd as it is.
+func Wrap(cmd *exec.Cmd, p Policy) error {
+	if p.Off() {
+		return nil
+	}
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	s := Probe()
+	if !s.Available() {
+		return fmt.Errorf("%w: %s", ErrUnavailable, s.Reason)
+	}
+	exe := cmd.Path
+	if !filepath.IsAbs(exe) && strings.Contains(exe, "/") && cmd.Dir != "" {
+		exe = filepath.Join(cmd.Dir, exe) // the trampoline runs in cmd.Dir
+	}
+	if !filepath.IsAbs(exe) {
+		abs, err := exec.LookPath(exe)
+		if err != nil {
+			return err
+		}
+		exe, _ = filepath.Abs(abs)
+	}
+	spec, err := encode(exe, p, s.UserNS)
+	if err != nil {
+		return err
+	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(withoutKey(cmd.Env), envKey+"="+spec)
+	cmd.Path = "/proc/self/exe"
+	if s.UserNS {
+		namespaces(cmd, p)
+	}
+	return nil
+}
+
+// encode writes the trampoline's spec (see trampoline_linux.c).
+func encode(exe string, p Policy, userNS bool) (string, error) {
+	var b strings.Builder
+	line := func(kind byte, path string) error {
+		if strings.ContainsAny(path, "\n\t\x00") {
+			return fmt.Errorf("sandbox: path %q holds a newline or tab", path)
+		}
+		b.WriteByte(kind)
+		b.WriteByte('\t')
+		b.WriteString(path)
+		b.WriteByte('\n')
+		return nil
+	}
+	if err := line('X', exe); err != nil {
+		return "", err
+	}
+	for _, r := range p.Read {
+		if err := line('R', r); err != nil {
+			return "", err
+		}
+	}
+	for _, w := range p.Write {
+		if err := line('W', w); err != nil {
+			return "", err
+		}
+	}
+	if userNS {
+		b.WriteString("M\n")
+		for _, pr := range p.Protect {
+			if err := line('P', pr); err != nil {
+				return "", err
+			}
+		}
+		if !p.Network {
+			b.WriteString("L\n")
+		}
+	} else if !p.Network {
+		b.WriteString("T\n")
+	}
+	return b.String(), nil
+}
+
+// namespaces asks for a user and mount namespace (and a network namespace
+// without network) mapping the caller's own ids; the trampoline keeps the
+// capabilities it needs for its mounts and drops them before the exec.
+func namespaces(cmd *exec.Cmd, p Policy) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	a := cmd.SysProcAttr
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	if !p.Network {
+		a.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+	if uid != 0 {
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	}
+}
+
+func withoutKey(env []string) []string {
+	out := env[:0:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, envKey+"=") {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// Policy is a resolved sandbox: concrete paths, no defaults left.
+type Policy struct {
+	Preset  string   // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
+	Network bool     // may use the network
+	Read    []string // hierarchies the process may read and execute
+	Write   []string // hierarchies it may also write
+	Protect []string // paths inside Write that stay read-only
+}
+
+// Off reports whether the policy runs the process unsandboxed.
+func (p Policy) Off() bool { return p.Preset == schema.SandboxOff }
+
+// String is the short form shown beside a call: "workspace-write, no
+// network".
+func (p Policy) String() string {
+	if p.Off() {
+		return "no sandbox"
+	}
+	net := "network"
+	if !p.Network {
+		net = "no network"
+	}
+	return p.Preset + ", " + net
+}
+
+// Env is where a policy is resolved: the paths its presets name.
+type Env struct {
+	Workspace string // the workspace root ("" for none)
+	OllmHome  string // $OLLM_HOME
+	Home      string // the user's home directory
+	Getenv    func(string) string
+	// DenyRead are extra paths no sandboxed process may read.
+	DenyRead []string
+	// Read are extra paths to read, e.g. an extension's own directory.
+	Read []string
+}
+
+// Defaults for what declares no sandbox of its own.
+var (
+	// ShellDefault: the model's commands write the workspace and caches,
+	// and have no network (what the model sends out is the risk).
+	ShellDefault = schema.Sandbox{Preset: schema.SandboxWorkspaceWrite, Network: boolPtr(false)}
+	// ProcessDefault: hooks and MCP servers are code the user approved;
+	// many talk to services, so they keep the network.
+	ProcessDefault = schema.Sandbox{Preset: schema.SandboxWorkspaceWrite, Network: boolPtr(true)}
+)
+
+func boolPtr(b bool) *bool { return &b }
+
+// secretPaths are read by no sandboxed process, relative to the home
+// directory: keys, cloud and registry credentials.
+var secretPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
+	".config/gh", ".config/gcloud", ".config/hub", ".password-store", ".pypirc", ".npmrc",
+	".vault-token", ".terraform.d/credentials.tfrc.json",
+}
+
+// ollmSecrets are read by no sandboxed process, relative to $OLLM_HOME:
+// OAuth tokens, the store verification key, session transcripts.
+var ollmSecrets = []string{"auth", "tokens", "state/store-verify.key", "sessions"}
+
+// protectedNames are the files in the workspace that decide what ollm
+// trusts and runs: never writable from inside.
+var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+
+// Resolve fills s with def where it says nothing and turns it into paths.
+func Resolve(s, def schema.Sandbox, env Env) Policy {
+	if s.Preset == "" {
+		s.Preset = def.Preset
+	}
+	if s.Preset == "" {
+		s.Preset = schema.SandboxWorkspaceWrite
+	}
+	if s.Network == nil {
+		s.Network = def.Network
+	}
+	p := Policy{Preset: s.Preset, Network: s.Network == nil || *s.Network}
+	if p.Off() {
+		return p
+	}
+	p.Read = readable(env)
+	p.Write = devices()
+	if p.Preset == schema.SandboxWorkspaceWrite {
+		p.Write = append(p.Write, writable(env)...)
+	}
+	for _, w := range append(slices.Clone(def.Write), s.Write...) {
+		p.Write = append(p.Write, absPath(w, env))
+	}
+	for _, r := range append(append(slices.Clone(def.Read), s.Read...), env.Read...) {
+		p.Read = append(p.Read, absPath(r, env))
+	}
+	p.Protect = protected(p.Write, env)
+	p.Read, p.Write = dedupe(p.Read), dedupe(p.Write)
+	return p
+}
+
+// readable is everything but the secret paths: "/" when nothing is
+// denied, else the entries around each denied path, enumerated.
+func readable(env Env) []string {
+	var deny []string
+	if env.Home != "" {
+		for _, s := range secretPaths {
+			deny = append(deny, filepath.Join(env.Home, s))
+		}
+	}
+	if env.OllmHome != "" {
+		for _, s := range ollmSecrets {
+			deny = append(deny, filepath.Join(env.OllmHome, s))
+		}
+	}
+	for _, d := range env.DenyRead {
+		deny = append(deny, absPath(d, env))
+	}
+	return AllowExcept("/", deny, env.Workspace)
+}
+
+// AllowExcept lists paths whose union is everything under root except the
+// denied paths: a directory with no denied path below it is one entry; one
+// with a denied path below it is replaced by its entries. keep (the
+// workspace) is never denied. Entries created later in an enumerated
+// directory are not readable.
+func AllowExcept(root string, deny []string, keep string) []string {
+	var ds []string
+	for _, d := range deny {
+		d = filepath.Clean(d)
+		if keep != "" && (within(keep, d) || within(d, keep)) {
+			continue // the workspace itself stays readable
+		}
+		ds = append(ds, d)
+	}
+	var out []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		if !slices.ContainsFunc(ds, func(d string) bool { return within(d, dir) && d != dir }) {
+			out = append(out, dir)
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.Name())
+			if slices.Contains(ds, p) {
+				continue
+			}
+			if e.IsDir() {
+				walk(p)
+			} else {
+				out = append(out, p)
+			}
+		}
+	}
+	walk(filepath.Clean(root))
+	return out
+}
+
+// writable are the workspace, temporary files and the tool caches that
+// builds and tests write.
+func writable(env Env) []string {
+	get := env.Getenv
+	if get == nil {
+		get = func(string) string { return "" }
+	}
+	var out []string
+	if env.Workspace != "" {
+		out = append(out, env.Workspace)
+	}
+	out = append(out, "/tmp", "/var/tmp", "/dev/shm")
+	for _, v := range []string{"TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "npm_config_cache", "XDG_CACHE_HOME", "CARGO_HOME", "PIP_CACHE_DIR"} {
+		if x := get(v); x != "" {
+			for _, part := range filepath.SplitList(x) {
+				if filepath.IsAbs(part) {
+					out = append(out, part)
+				}
+			}
+		}
+	}
+	if env.Home != "" {
+		for _, c := range []string{".cache", "go", ".npm", ".cargo/registry", ".cargo/git", ".pnpm-store", ".yarn", ".gradle", ".m2"} {
+			out = append(out, filepath.Join(env.Home, c))
+		}
+	}
+	return out
+}
+
+// devices every process may write: the null device, terminals.
+func devices() []string {
+	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts", "/dev/ptmx", "/dev/random", "/dev/urandom"}
+}
+
+// protected are the trust files under a writable path, and $OLLM_HOME if
+// a writable path holds it.
+func protected(write []string, env Env) []string {
+	var out []string
+	if env.Workspace != "" && slices.ContainsFunc(write, func(w string) bool { return within(env.Workspace, w) }) {
+		for _, n := range protectedNames {
+			out = append(out, filepath.Join(env.Workspace, n))
+		}
+	}
+	if env.OllmHome != "" && slices.ContainsFunc(write, func(w string) bool { return within(env.OllmHome, w) || within(w, env.OllmHome) }) {
+		out = append(out, env.OllmHome)
+	}
+	return out
+}
+
+// within reports whether p is base or below it.
+func within(p, base string) bool {
+	p, base = filepath.Clean(p), filepath.Clean(base)
+	return p == base || base == "/" || strings.HasPrefix(p, base+string(filepath.Separator))
+}
+
+func absPath(p string, env Env) string {
+	switch {
+	case strings.HasPrefix(p, "~/") && env.Home != "":
+		return filepath.Join(env.Home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	case env.Workspace != "":
+		return filepath.Join(env.Workspace, p)
+	}
+	return filepath.Clean(p)
+}
+
+func dedupe(ps []string) []string {
+	seen := map[string]bool{}
+	out := ps[:0:0]
+	for _, p := range ps {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}

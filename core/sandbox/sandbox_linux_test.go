@@ -1,0 +1,270 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// box is a workspace, a fake home with a key, and a directory outside
+// both, none of them under /tmp (which workspace-write may write).
+type box struct {
+	root, ws, home, outside, ollmHome string
+}
+
+func newBox(t *testing.T) *box {
+	t.Helper()
+	if !Probe().Available() {
+		t.Fatalf("this machine cannot sandbox: %s (the project's machines have Landlock; see docs/security.md)", Probe().Reason)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp(wd, ".sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	b := &box{root: root, ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home"), outside: filepath.Join(root, "outside"), ollmHome: filepath.Join(root, "ollm-home")}
+	for _, f := range []struct{ path, data string }{
+		{filepath.Join(b.ws, "ollm.cue"), "version: 1\n"},
+		{filepath.Join(b.ws, "notes.txt"), "hello\n"},
+		{filepath.Join(b.home, ".ssh", "id_rsa"), "PRIVATE KEY\n"},
+		{filepath.Join(b.outside, "keep.txt"), "outside\n"},
+		{filepath.Join(b.ollmHome, "profile.cue"), "version: 1\n"},
+	} {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+func (b *box) env() Env {
+	return Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Getenv: func(k string) string {
+		switch k {
+		case "GOCACHE", "GOMODCACHE", "GOPATH":
+			out, _ := exec.Command("go", "env", k).Output()
+			return strings.TrimSpace(string(out))
+		}
+		return ""
+	}}
+}
+
+// run runs argv in the workspace under the shell's default sandbox.
+func (b *box) run(t *testing.T, s schema.Sandbox, argv ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = b.ws
+	if err := Wrap(cmd, Resolve(s, ShellDefault, b.env())); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// Whatever the command, a write outside the workspace, a read of the fake
+// home's key and an edit of ollm.cue fail.
+func TestEscapesFail(t *testing.T) {
+	b := newBox(t)
+	if err := copyFile("/bin/rm", filepath.Join(b.ws, "myrm")); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(b.outside, "keep.txt")
+	key := filepath.Join(b.home, ".ssh", "id_rsa")
+	cue := filepath.Join(b.ws, "ollm.cue")
+	cases := map[string][]string{
+		"sh write outside":     {"sh", "-c", "echo x > " + filepath.Join(b.outside, "new.txt")},
+		"sh rm outside":        {"sh", "-c", "rm -f " + target},
+		"python3 remove":       {"python3", "-c", fmt.Sprintf("import os; os.remove(%q)", target)},
+		"perl unlink":          {"perl", "-e", fmt.Sprintf("unlink(%q) or die \"$!\"", target)},
+		"pipe into sh":         {"sh", "-c", "echo 'rm -f " + target + "' | sh"},
+		"copied rm":            {"./myrm", "-f", target},
+		"read the key":         {"cat", key},
+		"python3 read the key": {"python3", "-c", fmt.Sprintf("print(open(%q).read())", key)},
+		"append ollm.cue":      {"sh", "-c", "echo 'policy: mode: \"yolo\"' >> ollm.cue"},
+		"replace ollm.cue":     {"sh", "-c", "echo x > new.cue && mv new.cue ollm.cue"},
+		"remove ollm.cue":      {"rm", "-f", "ollm.cue"},
+		"write OLLM_HOME":      {"sh", "-c", "echo x >> " + filepath.Join(b.ollmHome, "profile.cue")},
+	}
+	for name, argv := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := b.run(t, schema.Sandbox{}, argv...)
+			if err == nil && !strings.Contains(name, "read") {
+				t.Errorf("%q succeeded: %s", argv, out)
+			}
+			if strings.Contains(out, "PRIVATE KEY") {
+				t.Errorf("%q read the key: %s", argv, out)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(target); string(data) != "outside\n" {
+		t.Errorf("outside file = %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(b.outside, "new.txt")); err == nil {
+		t.Error("a file was created outside the workspace")
+	}
+	if data, _ := os.ReadFile(cue); string(data) != "version: 1\n" {
+		t.Errorf("ollm.cue = %q", data)
+	}
+}
+
+// Inside the workspace the same commands work, so the failures above are
+// the sandbox's, not the commands'.
+func TestWorkspaceWrites(t *testing.T) {
+	b := newBox(t)
+	out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "echo y > made.txt && rm notes.txt && mkdir -p d/e && echo z > d/e/f && cat made.txt")
+	if err != nil || out != "y\n" {
+		t.Fatalf("workspace write: %v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(b.ws, "notes.txt")); !os.IsNotExist(err) {
+		t.Error("notes.txt still there")
+	}
+	// read-only: nothing in the workspace is written.
+	if out, err := b.run(t, schema.Sandbox{Preset: schema.SandboxReadOnly}, "sh", "-c", "echo y > ro.txt"); err == nil {
+		t.Errorf("read-only wrote: %s", out)
+	}
+	// off: no sandbox at all.
+	off := filepath.Join(b.outside, "off.txt")
+	if out, err := b.run(t, schema.Sandbox{Preset: schema.SandboxOff}, "sh", "-c", "echo y > "+off); err != nil {
+		t.Errorf("off: %v %s", err, out)
+	}
+}
+
+// With the network off a TCP connect to a loopback port fails (the process
+// has a network namespace of its own); with it on, it works.
+func TestNetwork(t *testing.T) {
+	b := newBox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hi\n"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	connect := fmt.Sprintf("import socket; s = socket.create_connection(('127.0.0.1', %d), timeout=2); print(s.recv(3).decode())", port)
+	if out, err := b.run(t, schema.Sandbox{}, "python3", "-c", connect); err == nil {
+		t.Errorf("connected with the network off: %s", out)
+	}
+	if out, err := b.run(t, schema.Sandbox{}, "bash", "-c", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d", port)); err == nil {
+		t.Errorf("bash connected with the network off: %s", out)
+	}
+	on := true
+	if out, err := b.run(t, schema.Sandbox{Network: &on}, "python3", "-c", connect); err != nil || strings.TrimSpace(out) != "hi" {
+		t.Errorf("network on: %v %q", err, out)
+	}
+}
+
+// go test of a small module and git commit work under the default shell
+// sandbox.
+func TestBuildsAndCommitsWork(t *testing.T) {
+	b := newBox(t)
+	files := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.21\n",
+		"m.go":        "package m\n\nfunc Add(a, b int) int { return a + b }\n",
+		"m_test.go":   "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+		".gitignore":  "myrm\n",
+		"sub/file.md": "x\n",
+	}
+	for n, d := range files {
+		p := filepath.Join(b.ws, n)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := b.run(t, schema.Sandbox{}, "go", "test", "./..."); err != nil {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	git := exec.Command("git", "init", "-q", "-b", "main")
+	git.Dir = b.ws
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm one && git log --oneline | wc -l")
+	if err != nil || strings.TrimSpace(out) != "1" {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	// .git/config and .git/hooks stay read-only.
+	if out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "echo '[core] hooksPath = x' >> .git/config"); err == nil {
+		t.Errorf(".git/config written: %s", out)
+	}
+	if out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "echo 'touch PWNED' > .git/hooks/pre-commit"); err == nil {
+		t.Errorf(".git/hooks written: %s", out)
+	}
+}
+
+// An exec failure of the target says so and exits 127.
+func TestMissingProgram(t *testing.T) {
+	b := newBox(t)
+	cmd := exec.Command("/no/such/program")
+	cmd.Dir = b.ws
+	if err := Wrap(cmd, Resolve(schema.Sandbox{}, ShellDefault, b.env())); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 127 || !strings.Contains(string(out), "ollm sandbox: exec /no/such/program") {
+		t.Fatalf("err %v out %s", err, out)
+	}
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
+}
+
+// BenchmarkExec is the cost of a sandboxed /bin/true against a bare one:
+// the re-exec, the namespaces and the Landlock rules.
+func BenchmarkExec(b *testing.B) {
+	wd, _ := os.Getwd()
+	env := Env{Workspace: wd, Home: os.Getenv("HOME"), Getenv: os.Getenv}
+	for _, c := range []struct {
+		name string
+		p    *Policy
+	}{
+		{"bare", nil},
+		{"sandboxed-no-network", ptr(Resolve(schema.Sandbox{}, ShellDefault, env))},
+		{"sandboxed-network", ptr(Resolve(schema.Sandbox{}, ProcessDefault, env))},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command("/bin/true")
+				if c.p != nil {
+					if err := Wrap(cmd, *c.p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
