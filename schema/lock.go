@@ -31,6 +31,9 @@ type LockedSource struct {
 	Subdir string `json:"subdir,omitempty"` // as asked
 	Commit string `json:"commit,omitempty"` // resolved (git only)
 	Hash   string `json:"hash"`             // h1: over files and executable bits
+	// Permissions are the extension manifest's permissions as declared
+	// (nil: none), pinned beside the hash.
+	Permissions *Sandbox `json:"permissions,omitempty"`
 }
 
 // LockedPackage pins a package that an MCP server launches through a

@@ -11,6 +11,10 @@ type Manifest struct {
 	Skills          []Skill              `json:"skills,omitempty"`
 	ContextFileName string               `json:"contextFileName,omitempty"`
 	ExcludeTools    []string             `json:"excludeTools,omitempty"`
+	// Permissions are what the extension asks for: the sandbox of its
+	// hooks and stdio servers that declare none of their own. The lock
+	// pins them beside the hash and an approval covers both.
+	Permissions *Sandbox `json:"permissions,omitempty"`
 }
 
 // Setting declares one extension setting.

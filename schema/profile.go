@@ -20,6 +20,7 @@ type Profile struct {
 	Tools      Tools                     `json:"tools"`
 	Settings   map[string]map[string]any `json:"settings,omitempty"`
 	Skills     []Skill                   `json:"skills,omitempty"`
+	Sandbox    SandboxConfig             `json:"sandbox"`
 }
 
 // Model selects the provider and the model the agent talks to.
@@ -68,6 +69,9 @@ type Hook struct {
 	Async      bool              `json:"async"`
 	Persistent bool              `json:"persistent"`
 	Dialect    string            `json:"dialect"` // "ollm" | "claude" | "gemini"
+	// Sandbox is what the hook's process may do; nil: its extension's
+	// permissions, else the profile's sandbox.hooks.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // MCP configures the MCP client and declares profile-level servers.
@@ -91,6 +95,9 @@ type MCPServer struct {
 	IncludeTools []string          `json:"includeTools,omitempty"`
 	ExcludeTools []string          `json:"excludeTools,omitempty"`
 	Enabled      bool              `json:"enabled"`
+	// Sandbox is what a stdio server's process may do; nil: its
+	// extension's permissions, else the profile's sandbox.mcp.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // MCPOverride adjusts one server by name, whichever layer declared it.
