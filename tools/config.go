@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -25,6 +26,11 @@ type Config struct {
 	Limits    tool.Limits // output limits; zero means tool.DefaultLimits
 	MaxFile   int64       // read_file's size limit in bytes; 0 means 10 MiB
 	Jobs      *Jobs       // the shell's background jobs; nil means a table of their own
+	// Sandbox is the shell's sandbox (commands and background jobs); nil
+	// runs them unsandboxed. SandboxRequired refuses to run a command when
+	// the machine cannot sandbox it.
+	Sandbox         *sandbox.Policy
+	SandboxRequired bool
 }
 
 // Jobs holds the shell tool's background jobs. A session keeps one across
@@ -68,6 +74,8 @@ type env struct {
 	paths    *Paths
 	pathsErr error
 	jobs     *jobTable
+	// sandboxWarn says "running without a sandbox" once per session.
+	sandboxWarn sync.Once
 }
 
 // resolve confines a path from the model (see Paths.Locate).

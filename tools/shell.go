@@ -97,6 +97,13 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 		}
 	}}
 	cmd := bashCommand(p.Command, dir, e.shellEnv())
+	note, fail := e.sandboxed(cmd)
+	if fail != nil {
+		return tool.Result{ForModel: "Error (" + string(fail.Kind) + "): " + fail.Message, Display: fail.Message, Error: fail}
+	}
+	if note != "" {
+		o.add([]byte(note), true)
+	}
 	cmd.Stdout, cmd.Stderr = streamWriter{o: o}, streamWriter{o: o, isErr: true}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -106,7 +113,30 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	waitErr := cmd.Wait()
 	idled := stop()
 	killGroup(cmd) // stragglers left in the background by the command
-	return shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)
+	r := shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)
+	return e.withSandbox(r)
+}
+
+// withSandbox says in the result which sandbox the command ran in and,
+// when the sandbox stopped it, what it refused.
+func (e *env) withSandbox(r tool.Result) tool.Result {
+	name := e.sandboxName()
+	if name == "" {
+		return r
+	}
+	if d, ok := r.Data.(map[string]any); ok {
+		d["sandbox"] = name
+	}
+	if r.Error == nil {
+		return r
+	}
+	stderr, _ := r.Data.(map[string]any)["stderr"].(string)
+	if why := explainDenial(stderr, e.cfg.Sandbox, e.cfg.Root); why != "" {
+		r.Error.Message = why + "; " + r.Error.Message
+		r.ForModel = strings.Replace(r.ForModel, "): ", "): "+why+"; ", 1)
+		r.Display = why + "\n" + r.Display
+	}
+	return r
 }
 
 // shellEnd says how a command ended, for shellResult.

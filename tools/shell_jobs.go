@@ -79,6 +79,9 @@ func (j *job) status() string {
 
 func (e *env) startJob(p shellParams, dir string) tool.Result {
 	cmd := bashCommand(p.Command, dir, e.shellEnv())
+	if _, fail := e.sandboxed(cmd); fail != nil {
+		return tool.Result{ForModel: "Error (" + string(fail.Kind) + "): " + fail.Message, Display: fail.Message, Error: fail}
+	}
 	e.jobs.mu.Lock()
 	e.jobs.next++
 	j := &job{id: "job-" + strconv.Itoa(e.jobs.next), command: p.Command, dir: dir, started: time.Now(), exited: make(chan struct{})}

@@ -1,0 +1,100 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/core/tool"
+)
+
+// sandboxed wraps a shell command in the configured sandbox. It returns a
+// note for the output when the command runs unsandboxed because the
+// machine cannot sandbox, or a failure when sandbox.required forbids that.
+func (e *env) sandboxed(cmd *exec.Cmd) (note string, fail *tool.Error) {
+	p := e.cfg.Sandbox
+	if p == nil {
+		return "", nil
+	}
+	err := sandbox.Wrap(cmd, *p)
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, sandbox.ErrUnavailable) && !e.cfg.SandboxRequired:
+		note = ""
+		e.sandboxWarn.Do(func() {
+			note = fmt.Sprintf("warning: running without a sandbox: %v (set sandbox.required: true to refuse instead)\n", err)
+		})
+		return note, nil
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return "", &tool.Error{Kind: tool.ErrPermission, Message: fmt.Sprintf("blocked by the sandbox: %v, and sandbox.required is true; nothing ran", err)}
+	}
+	return "", &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("sandbox: %v", err)}
+}
+
+// sandboxName is shown beside a shell call: the sandbox it ran in.
+func (e *env) sandboxName() string {
+	if e.cfg.Sandbox == nil {
+		return ""
+	}
+	return e.cfg.Sandbox.String()
+}
+
+var (
+	deniedPath = regexp.MustCompile(`(?:'([^']+)'|"([^"]+)"|([^\s:'"]+)): (?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy)`)
+	noNetwork  = regexp.MustCompile(`(?i)network is unreachable|connection refused|temporary failure in name resolution|could not resolve host|name or service not known|no address associated with hostname|failed to resolve`)
+)
+
+// explainDenial turns what a program printed when the sandbox stopped it
+// into one line for the model and the user: which path or the network,
+// and why. It returns "" when stderr shows no denial.
+func explainDenial(stderr string, p *sandbox.Policy, root string) string {
+	if p == nil || p.Off() {
+		return ""
+	}
+	if m := deniedPath.FindStringSubmatch(stderr); m != nil {
+		path := m[1] + m[2] + m[3]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(root, path)
+		}
+		path = filepath.Clean(path)
+		return "blocked by the sandbox: " + whyDenied(path, p)
+	}
+	if !p.Network && noNetwork.MatchString(stderr) {
+		return "blocked by the sandbox: the network is off for shell commands (they have a network of their own with only loopback; sandbox.shell.network: true in your profile allows it)"
+	}
+	return ""
+}
+
+func whyDenied(path string, p *sandbox.Policy) string {
+	for _, pr := range p.Protect {
+		if under(path, pr) {
+			return fmt.Sprintf("%s decides what ollm trusts and runs; it is read-only inside the sandbox", path)
+		}
+	}
+	readable := false
+	for _, r := range append(append([]string(nil), p.Read...), p.Write...) {
+		if under(path, r) {
+			readable = true
+			break
+		}
+	}
+	if _, err := os.Lstat(path); err == nil && !readable {
+		return fmt.Sprintf("%s is hidden from sandboxed commands (a secret location, or sandbox.denyRead)", path)
+	}
+	for _, w := range p.Write {
+		if under(path, w) {
+			return fmt.Sprintf("access to %s was refused (%s)", path, p)
+		}
+	}
+	return fmt.Sprintf("write to %s outside the workspace (%s; sandbox.shell.write in your profile adds a path)", path, p)
+}
+
+func under(p, base string) bool {
+	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/")
+}

@@ -1,0 +1,103 @@
+package tools
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/schema"
+)
+
+// sandboxFixture is a shell under the default sandbox, with a fake home
+// holding a key and a directory outside both. None is under /tmp, which
+// workspace-write may write.
+func sandboxFixture(t *testing.T) (f *fixture, outside, key string) {
+	t.Helper()
+	if !sandbox.Probe().Available() {
+		t.Fatalf("this machine cannot sandbox: %s", sandbox.Probe().Reason)
+	}
+	wd, _ := os.Getwd()
+	base, err := os.MkdirTemp(wd, ".sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	outside, key = filepath.Join(base, "outside"), filepath.Join(home, ".ssh", "id_rsa")
+	for _, d := range []string{ws, outside, filepath.Dir(key)} {
+		mustMkdir(t, d)
+	}
+	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, sandbox.Env{Workspace: ws, Home: home, Getenv: func(string) string { return "" }})
+	f = newFixture(t, func(c *Config) {
+		c.Root, c.Sandbox = ws, &p
+		c.Tools.Shell = schema.Shell{Timeout: 60000}
+	})
+	f.root = ws
+	return f, outside, key
+}
+
+// The model sees why the sandbox stopped a command, and which sandbox it
+// ran in.
+func TestShellSandboxDenialsAreExplained(t *testing.T) {
+	f, outside, key := sandboxFixture(t)
+	res := f.fails("shell", `{"command":"echo x > `+outside+`/x.txt"}`, tool.ErrExec, "blocked by the sandbox: write to "+outside+"/x.txt outside the workspace (workspace-write, no network")
+	if !strings.Contains(res.ForModel, "blocked by the sandbox: write to") {
+		t.Errorf("the model is not told: %s", res.ForModel)
+	}
+	if d := res.Data.(map[string]any); d["sandbox"] != "workspace-write, no network" {
+		t.Errorf("sandbox = %v", d["sandbox"])
+	}
+	f.fails("shell", `{"command":"cat `+key+`"}`, tool.ErrExec, "blocked by the sandbox: "+key+" is hidden from sandboxed commands")
+	f.write(map[string]string{"ollm.cue": "version: 1\n"})
+	f.fails("shell", `{"command":"echo 'policy: mode: \"yolo\"' >> ollm.cue"}`, tool.ErrExec, "ollm.cue decides what ollm trusts and runs; it is read-only inside the sandbox")
+	if got := f.read("ollm.cue"); got != "version: 1\n" {
+		t.Errorf("ollm.cue = %q", got)
+	}
+	// Inside the workspace the shell works as before.
+	if out := f.ok("shell", `{"command":"echo hi > made.txt && cat made.txt"}`); !strings.Contains(out, "hi") {
+		t.Errorf("workspace write: %s", out)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	connect := fmt.Sprintf(`python3 -c \"import socket; socket.create_connection(('127.0.0.1', %d), timeout=2)\"`, ln.Addr().(*net.TCPAddr).Port)
+	f.fails("shell", `{"command":"`+connect+`"}`, tool.ErrExec, "blocked by the sandbox: the network is off for shell commands")
+}
+
+// Background jobs run in the same sandbox.
+func TestShellSandboxBackgroundJob(t *testing.T) {
+	f, outside, _ := sandboxFixture(t)
+	out := f.ok("shell", `{"command":"echo x > `+outside+`/job.txt; echo done > job.out","background":true}`)
+	id := between(out, "job-")
+	_ = f.call("shell_output", `{"id":"job-`+id+`","wait":5000}`)
+	if _, err := os.Stat(filepath.Join(outside, "job.txt")); err == nil {
+		t.Fatal("a background job wrote outside the workspace")
+	}
+	if got := f.read("job.out"); got != "done\n" {
+		t.Errorf("job.out = %q (job output: %s)", got, out)
+	}
+}
+
+func between(s, prefix string) string {
+	i := strings.Index(s, prefix)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(prefix):]
+	j := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return s[:j]
+}
