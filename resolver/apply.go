@@ -453,7 +453,12 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 		return nil, nil, err
 	}
 	changes := Stale(wants, PackageWants(final), old)
-	return append(changes, ChangedPaths(a.Options.Workspace.Root, old)...), old, nil
+	changes = append(changes, ChangedPaths(a.Options.Workspace.Root, old)...)
+	dirs := map[string]string{}
+	for _, d := range full.Locked {
+		dirs[d.Name] = d.Dir
+	}
+	return append(changes, changedPermissions(old, dirs)...), old, nil
 }
 
 // ManifestName fetches a git source into a scratch directory (nothing

@@ -151,7 +151,7 @@ func diffSources(kind Kind, old, new []schema.LockedSource) []Change {
 		switch {
 		case o == nil:
 			out = append(out, Change{Kind: Added, Section: kind, Name: n.Name, Source: n.Source, Ref: n.Ref, New: pinOf(n)})
-		case *o != n:
+		case !sameEntry(*o, n):
 			old, new := describe(*o, n)
 			out = append(out, Change{Kind: Changed, Section: kind, Name: n.Name, Source: n.Source, Ref: n.Ref, Old: old, New: new})
 		}
@@ -163,6 +163,12 @@ func diffSources(kind Kind, old, new []schema.LockedSource) []Change {
 	}
 	sortChanges(out)
 	return out
+}
+
+// sameEntry: both entries pin the same thing (the request, commit, hash
+// and permissions).
+func sameEntry(a, b schema.LockedSource) bool {
+	return sameRequest(a, b) && a.Commit == b.Commit && a.Hash == b.Hash && schema.SamePermissions(a.Permissions, b.Permissions)
 }
 
 // pinOf is the short form of what an entry resolved to.
@@ -191,6 +197,8 @@ func describe(o, n schema.LockedSource) (string, string) {
 		return short(o.Commit), short(n.Commit)
 	case o.Hash != n.Hash:
 		return o.Hash, n.Hash
+	case !schema.SamePermissions(o.Permissions, n.Permissions):
+		return "permissions " + PermissionsString(o.Permissions), "permissions " + PermissionsString(n.Permissions)
 	default:
 		return "ref " + o.Ref, "ref " + n.Ref
 	}

@@ -102,10 +102,18 @@ func CopyLock(l *schema.Lock) *schema.Lock {
 		return NewLock()
 	}
 	c := *l
-	c.Profiles = append([]schema.LockedSource(nil), l.Profiles...)
-	c.Extensions = append([]schema.LockedSource(nil), l.Extensions...)
+	c.Profiles = copySources(l.Profiles)
+	c.Extensions = copySources(l.Extensions)
 	c.Packages = append([]schema.LockedPackage(nil), l.Packages...)
 	return &c
+}
+
+func copySources(list []schema.LockedSource) []schema.LockedSource {
+	out := append([]schema.LockedSource(nil), list...)
+	for i := range out {
+		out[i].Permissions = out[i].Permissions.Clone()
+	}
+	return out
 }
 
 // SortLock orders every list of l: sources by name, packages by server

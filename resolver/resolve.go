@@ -114,7 +114,11 @@ func (r *Resolver) Ensure(ctx context.Context, req Request, kind Kind) ([]schema
 		if r.Events.Progress != nil {
 			r.Events.Progress(i, len(wants), w.Name)
 		}
-		e, err := r.ensureOne(ctx, req, w, findSource(locked, w.Name))
+		prev := findSource(locked, w.Name)
+		e, err := r.ensureOne(ctx, req, w, prev)
+		if err == nil && kind == KindExtension {
+			e, err = r.pinPermissions(req, w, e, prev)
+		}
 		if err != nil {
 			return nil, err
 		}
