@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/core/ext"
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
@@ -146,6 +147,7 @@ func runChecks(opts *DoctorOptions) []Check {
 	var out []Check
 	out = append(out, profileChecks(r)...)
 	out = append(out, modelChecks(opts, r)...)
+	out = append(out, sandboxCheck(r))
 	out = append(out, nodeCheck(opts, r), serverCommandCheck(opts, r))
 	out = append(out, lockChecks(opts, r)...)
 	out = append(out, trustChecks(r, home, ws)...)
@@ -488,4 +490,23 @@ func extensionCheck(opts *DoctorOptions, r *schema.Resolved, home store.Home) Ch
 			Fix: "give what the message names (an environment variable or settings.<extension>.<name> in your profile), then ollm ext enable " + strings.Join(names, " ")}
 	}
 	return Check{Name: "extensions", Status: CheckOK, Message: count(n, "extension loads", "extensions load")}
+}
+
+// sandboxCheck reports what the kernel offers the sandbox: Landlock's ABI
+// and user namespaces. Without Landlock it fails when sandbox.required is
+// set (nothing would run) and warns otherwise (commands run unsandboxed).
+func sandboxCheck(r *schema.Resolved) Check {
+	s := sandbox.Probe()
+	switch {
+	case !s.Available() && r.Profile.Sandbox.Required:
+		return Check{Name: "sandbox", Status: CheckFail, Message: s.Describe() + "; sandbox.required is true, so shell commands, hooks and MCP servers will not run",
+			Fix: "run on Linux 5.13+ with Landlock enabled (lsm=...,landlock), or set sandbox.required: false"}
+	case !s.Available():
+		return Check{Name: "sandbox", Status: CheckWarn, Message: s.Describe() + "; shell commands, hooks and MCP servers run unsandboxed",
+			Fix: "run on Linux 5.13+ with Landlock enabled (lsm=...,landlock)"}
+	case !s.UserNS:
+		return Check{Name: "sandbox", Status: CheckWarn, Message: s.Describe(),
+			Fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"}
+	}
+	return Check{Name: "sandbox", Status: CheckOK, Message: s.Describe()}
 }

@@ -91,4 +91,5 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdRun,
 	newCmdPolicy,
 	newCmdDoctor,
+	newCmdSandbox,
 }

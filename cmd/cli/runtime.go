@@ -249,7 +249,7 @@ func (rt *Runtime) install(l *loaded) []string {
 	}
 	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: g.Profile.Tools.ExtraDirs, Tools: g.Profile.Tools,
 		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.f.Environ, Getenv: rt.f.Getenv,
-		Jobs: rt.jobs}
+		Jobs: rt.jobs, Sandbox: shellPolicy(rt.f, g, rt.Home), SandboxRequired: g.Profile.Sandbox.Required}
 	builtin := tools.Builtin(cfg)
 	names := make([]string, len(builtin))
 	set := map[string]bool{}

@@ -49,6 +49,7 @@ func toolsFor(f *Factory, r *schema.Resolved) ([]tool.Tool, store.Workspace, err
 		Root: ws.Root, ExtraDirs: r.Profile.Tools.ExtraDirs, Tools: r.Profile.Tools,
 		Home: home, Workspace: ws, HTTP: &http.Client{Timeout: 60 * time.Second},
 		Environ: f.Environ, Getenv: f.Getenv,
+		Sandbox: shellPolicy(f, r, home), SandboxRequired: r.Profile.Sandbox.Required,
 	}
 	return tools.Builtin(cfg), ws, nil
 }

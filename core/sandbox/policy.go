@@ -11,11 +11,11 @@ import (
 
 // Policy is a resolved sandbox: concrete paths, no defaults left.
 type Policy struct {
-	Preset  string   // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
-	Network bool     // may use the network
-	Read    []string // hierarchies the process may read and execute
-	Write   []string // hierarchies it may also write
-	Protect []string // paths inside Write that stay read-only
+	Preset  string   `json:"preset"`            // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
+	Network bool     `json:"network"`           // may use the network
+	Read    []string `json:"read,omitempty"`    // hierarchies the process may read and execute
+	Write   []string `json:"write,omitempty"`   // hierarchies it may also write
+	Protect []string `json:"protect,omitempty"` // paths inside Write that stay read-only
 }
 
 // Off reports whether the policy runs the process unsandboxed.

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
+)
+
+// sandboxEnv is where this invocation's policies resolve: the workspace
+// (the directory the tools work in), OLLM_HOME, the user's home and the
+// profile's denyRead.
+func sandboxEnv(f *Factory, r *schema.Resolved, home store.Home) sandbox.Env {
+	userHome := f.Getenv("HOME")
+	if userHome == "" {
+		userHome, _ = os.UserHomeDir()
+	}
+	root := r.Workspace
+	if ws, err := f.Workspace(); err == nil && ws.Root != "" {
+		root = ws.Root
+	}
+	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: f.Getenv, DenyRead: r.Profile.Sandbox.DenyRead}
+}
+
+// shellPolicy is the shell tool's sandbox under the profile.
+func shellPolicy(f *Factory, r *schema.Resolved, home store.Home) *sandbox.Policy {
+	p := sandbox.Resolve(r.Profile.Sandbox.Shell, sandbox.ShellDefault, sandboxEnv(f, r, home))
+	return &p
+}
+
+// SandboxOptions are the options of `ollm sandbox`.
+type SandboxOptions struct {
+	IO      *IOStreams
+	Factory *Factory
+	Preset  string
+	Network bool
+	Read    []string
+	Write   []string
+	JSON    bool
+	Argv    []string
+}
+
+func newCmdSandbox(f *Factory) *cobra.Command {
+	o := &SandboxOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "sandbox [--preset P] [--network] [--read PATH] [--write PATH] [-- CMD ARGS...]",
+		Short: "Run a command in the sandbox ollm gives shell commands, or show that sandbox",
+		Long: `Sandbox runs CMD exactly as the shell tool would: under the profile's
+sandbox.shell (default workspace-write without network) with the flags on
+top, through the same kernel sandbox (Landlock, and user, mount and network
+namespaces where the kernel allows them). Its exit status is the command's.
+
+Without a command it prints the sandbox: what this machine supports, the
+preset, the network, and every path the command may read or write and the
+trust files kept read-only.
+
+Presets: read-only (read everything but secrets such as ~/.ssh, write
+nothing), workspace-write (also write the workspace, /tmp and tool caches;
+ollm.cue, ollm.lock, .ollm/, .mcp.json, .claude/, .git/hooks and
+.git/config stay read-only), off (no sandbox).`,
+		Example: `  ollm sandbox                          # show the shell's sandbox here
+  ollm sandbox -- go test ./...         # run as the model's shell commands run
+  ollm sandbox --preset read-only -- sh -c 'echo x > f'
+  ollm sandbox --network -- curl -sI http://127.0.0.1:8080/
+  ollm sandbox --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Argv = args
+			return sandboxRun(cmd, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Preset, "preset", "", "`PRESET`: read-only, workspace-write or off (default: the profile's sandbox.shell)")
+	fl.BoolVar(&o.Network, "network", false, "allow the network")
+	fl.StringArrayVar(&o.Read, "read", nil, "also allow reading `PATH`")
+	fl.StringArrayVar(&o.Write, "write", nil, "also allow writing `PATH`")
+	fl.BoolVar(&o.JSON, "json", false, "print the sandbox as JSON (without a command)")
+	return cmd
+}
+
+type sandboxReport struct {
+	Support sandbox.Support `json:"support"`
+	Policy  sandbox.Policy  `json:"policy"`
+}
+
+func sandboxRun(cmd *cobra.Command, o *SandboxOptions) error {
+	f := o.Factory
+	r, err := f.LoadProfile()
+	if err != nil {
+		return err
+	}
+	home, err := f.Home()
+	if err != nil {
+		return err
+	}
+	decl := r.Profile.Sandbox.Shell
+	switch o.Preset {
+	case "", schema.SandboxReadOnly, schema.SandboxWorkspaceWrite, schema.SandboxOff:
+		if o.Preset != "" {
+			decl.Preset = o.Preset
+		}
+	default:
+		return &FlagError{Err: fmt.Errorf("--preset %q: use read-only, workspace-write or off", o.Preset)}
+	}
+	if cmd.Flags().Changed("network") {
+		decl.Network = &o.Network
+	}
+	decl.Read = append(append([]string(nil), decl.Read...), o.Read...)
+	decl.Write = append(append([]string(nil), decl.Write...), o.Write...)
+	p := sandbox.Resolve(decl, sandbox.ShellDefault, sandboxEnv(f, r, home))
+	if len(o.Argv) == 0 {
+		rep := sandboxReport{Support: sandbox.Probe(), Policy: p}
+		if o.JSON {
+			return writeJSON(o.IO.Out, rep)
+		}
+		printSandbox(o.IO.Out, rep)
+		return nil
+	}
+	return sandboxExec(o, r, p)
+}
+
+// sandboxExec runs the command in the workspace (or here) under p, with the
+// shell's environment, and exits with its status.
+func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error {
+	c := exec.Command(o.Argv[0], o.Argv[1:]...)
+	if wd, err := o.Factory.Getwd(); err == nil {
+		c.Dir = wd
+	}
+	c.Env = o.Factory.Environ()
+	c.Stdin, c.Stdout, c.Stderr = o.IO.In, o.IO.Out, o.IO.ErrOut
+	if err := sandbox.Wrap(c, p); err != nil {
+		if !errors.Is(err, sandbox.ErrUnavailable) || r.Profile.Sandbox.Required {
+			return &SecurityError{Err: fmt.Errorf("%v; nothing ran (sandbox.required is %t)", err, r.Profile.Sandbox.Required)}
+		}
+		fmt.Fprintf(o.IO.ErrOut, "warning: running without a sandbox: %v (set sandbox.required: true to refuse instead)\n", err)
+	}
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &SilentError{Code: ExitCode(ee.ExitCode())}
+	}
+	if err != nil {
+		return fmt.Errorf("run %s: %w", o.Argv[0], err)
+	}
+	return nil
+}
+
+func printSandbox(w io.Writer, rep sandboxReport) {
+	p := rep.Policy
+	fmt.Fprintf(w, "kernel:   %s\n", rep.Support.Describe())
+	fmt.Fprintf(w, "sandbox:  %s\n", p)
+	if p.Off() {
+		return
+	}
+	fmt.Fprintf(w, "write:    %s\n", strings.Join(p.Write, "\n          "))
+	if len(p.Protect) > 0 {
+		fmt.Fprintf(w, "readonly: %s\n", strings.Join(p.Protect, "\n          "))
+	}
+	fmt.Fprintf(w, "read:     %s\n", strings.Join(p.Read, "\n          "))
+}
