@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/core/ext"
-	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
