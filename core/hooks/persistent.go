@@ -168,7 +168,12 @@ func (p *persistentProc) start() (*conn, error) {
 	path, args := commandLine(h, dir)
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, e.env(h, "")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // before the sandbox, which adds to it
+	if confine := e.confiner(h); confine != nil {
+		if err := confine(cmd); err != nil {
+			return nil, fmt.Errorf("start persistent hook %s: %w", h.QualifiedName(), err)
+		}
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ollm/ollm/core/sandbox"
 )
 
 // Runner limits.
@@ -36,6 +39,9 @@ type runSpec struct {
 	Grace     time.Duration
 	MaxStdout int
 	Log       io.Writer // receives stderr; may be nil
+	// Confine, when set, rewrites the command before it starts (the
+	// sandbox); an error keeps it from starting.
+	Confine func(*exec.Cmd) error
 }
 
 // commandLine turns a hook definition into a program and arguments. A
@@ -68,8 +74,13 @@ func runProcess(ctx context.Context, s runSpec) RunOutput {
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // before Confine, which adds to it
+	if s.Confine != nil {
+		err = s.Confine(cmd)
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
 	p.closeChildEnds()
 	if err != nil {
 		p.closeParentEnds()
@@ -224,4 +235,39 @@ func readCapped(r *os.File, max int, log io.Writer, logMax int64) <-chan capture
 		ch <- c
 	}()
 	return ch
+}
+
+// confiner returns what wraps h's process in its sandbox, or nil when the
+// engine has no Sandbox function. A hook that cannot be sandboxed runs
+// unsandboxed with one warning per engine, unless SandboxRequired: then
+// it fails to start and the reason says why.
+func (e *Engine) confiner(h *Hook) func(*exec.Cmd) error {
+	if e.opts.Sandbox == nil {
+		return nil
+	}
+	return func(cmd *exec.Cmd) error {
+		if cmd.Err != nil {
+			return nil // the program is not there: Start says so
+		}
+		p, err := e.opts.Sandbox(h)
+		if err != nil {
+			return fmt.Errorf("sandbox of hook %s: %w", h.QualifiedName(), err)
+		}
+		if h.Extension != "" && h.Dir != "" && !p.Off() {
+			p.Read = append(slices.Clone(p.Read), h.Dir) // its own files, even under a denied path
+		}
+		err = e.wrap(cmd, p)
+		switch {
+		case err == nil:
+			return nil
+		case !errors.Is(err, sandbox.ErrUnavailable):
+			return fmt.Errorf("sandbox of hook %s: %w", h.QualifiedName(), err)
+		case e.opts.SandboxRequired:
+			return fmt.Errorf("%w; sandbox.required is set, so hook %s does not run unsandboxed", err, h.QualifiedName())
+		}
+		e.unsandboxed.Do(func() {
+			e.opts.Logger.Warn("hooks run without a sandbox (set sandbox.required: true to refuse instead)", "reason", err)
+		})
+		return nil
+	}
 }
