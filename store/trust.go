@@ -10,18 +10,22 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ollm/ollm/schema"
 )
 
 // TrustVersion is the format version of the approval files.
 const TrustVersion = 1
 
 // HookApproval records that a user approved the hook with stable id
-// Source at content hash Hash.
+// Source at content hash Hash, with the sandbox permissions it declared
+// then (nil: none, the default).
 type HookApproval struct {
-	Source     string    `json:"source"`
-	Hash       string    `json:"hash"`
-	ApprovedAt time.Time `json:"approvedAt"`
-	ApprovedBy string    `json:"approvedBy"`
+	Source      string          `json:"source"`
+	Hash        string          `json:"hash"`
+	Permissions *schema.Sandbox `json:"permissions,omitempty"`
+	ApprovedAt  time.Time       `json:"approvedAt"`
+	ApprovedBy  string          `json:"approvedBy"`
 }
 
 // TrustedHooks is trusted-hooks.json.

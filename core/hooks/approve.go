@@ -27,19 +27,20 @@ func (e *Engine) allowed(ctx context.Context, h *Hook) (bool, string) {
 	if e.opts.Approve == nil {
 		return false, notApproved(h, state)
 	}
-	ok, err := e.opts.Approve(ctx, ApprovalRequest{Hook: h, ID: id, Hash: hash, Command: CommandString(h), Changed: state == Changed})
+	req := ApprovalRequest{Hook: h, ID: id, Hash: hash, Permissions: h.Permissions(), Command: CommandString(h), Changed: state == Changed}
+	ok, err := e.opts.Approve(ctx, req)
 	if err != nil || !ok {
 		return false, fmt.Sprintf("hook %s not run: approval refused", h.QualifiedName())
 	}
-	return e.record(h, id, hash)
+	return e.record(h, id, req.Approval())
 }
 
-func (e *Engine) record(h *Hook, id, hash string) (bool, string) {
+func (e *Engine) record(h *Hook, id string, a Approval) (bool, string) {
 	e.mu.Lock()
-	e.approved[id] = hash
+	e.approved[id] = a
 	e.mu.Unlock()
 	if e.opts.Approvals != nil {
-		if err := e.opts.Approvals.Approve(id, hash); err != nil {
+		if err := recordApproval(e.opts.Approvals, id, a); err != nil {
 			e.opts.Logger.Warn("hook approval not saved", "hook", h.QualifiedName(), "err", err)
 		}
 	}
@@ -66,18 +67,18 @@ func (e *Engine) trustState(h *Hook, id, hash string) (TrustState, error) {
 	e.mu.Lock()
 	mine, ok := e.approved[id]
 	e.mu.Unlock()
-	if ok && mine == hash {
+	if ok && DecideHook(h, e.opts.TrustWorkspace, hash, mine, true) == Approved {
 		return Approved, nil
 	}
-	var stored string
+	var stored Approval
 	var found bool
 	if e.opts.Approvals != nil {
 		var err error
-		if stored, found, err = e.opts.Approvals.Lookup(id); err != nil {
+		if stored, found, err = lookupApproval(e.opts.Approvals, id); err != nil {
 			return Unapproved, err
 		}
 	}
-	return Decide(h.Scope, e.opts.TrustWorkspace, hash, stored, found), nil
+	return DecideHook(h, e.opts.TrustWorkspace, hash, stored, found), nil
 }
 
 // hashOf is the hook's content hash: the lock's hash for a locked

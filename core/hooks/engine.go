@@ -6,11 +6,9 @@ import (
 	"log/slog"
 	"maps"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 
-	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -36,20 +34,10 @@ type Options struct {
 	Now    func() time.Time
 	// Persistent tunes persistent hooks; zero values take defaults.
 	Persistent PersistentOptions
-
-	// Sandbox gives the policy a hook's process runs under (sandbox.Resolve
-	// of its declared sandbox, its extension's permissions or the profile's
-	// sandbox.hooks); it is asked at each process start. nil runs every
-	// hook unsandboxed. An error keeps the hook from starting. An
-	// extension hook's own directory is always added to what it may read.
-	Sandbox func(h *Hook) (sandbox.Policy, error)
-	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
-	// a hook fails to start (a failClosed hook blocks) instead of running
-	// unsandboxed with one warning per engine.
-	SandboxRequired bool
 }
 
-// Approvals stores hook approvals by stable id.
+// Approvals stores hook approvals by stable id. One that is also a
+// PermissionApprovals keeps the permissions each approval covers.
 type Approvals interface {
 	Lookup(id string) (hash string, ok bool, err error)
 	Approve(id, hash string) error
@@ -57,11 +45,12 @@ type Approvals interface {
 
 // ApprovalRequest is what the user is asked to approve.
 type ApprovalRequest struct {
-	Hook    *Hook
-	ID      string
-	Hash    string
-	Command string // the command line, for display
-	Changed bool   // it was approved before with another hash
+	Hook        *Hook
+	ID          string
+	Hash        string
+	Permissions *schema.Sandbox // what the hook declares; nil: the defaults
+	Command     string          // the command line, for display
+	Changed     bool            // it was approved before with another hash or narrower permissions
 }
 
 // Result reports one hook's part in an event.
@@ -109,12 +98,9 @@ type Engine struct {
 	async   sync.WaitGroup
 
 	mu       sync.Mutex
-	approved map[string]string // id -> hash approved in this process
-	dirHash  map[string]string // extension dir -> h1 hash
+	approved map[string]Approval // id -> approved in this process
+	dirHash  map[string]string   // extension dir -> h1 hash
 	procs    map[string]*persistentProc
-
-	wrap        func(*exec.Cmd, sandbox.Policy) error // sandbox.Wrap; tests swap it
-	unsandboxed sync.Once                             // the one warning when hooks run without a sandbox
 }
 
 // New returns an engine running the hooks of reg.
@@ -138,8 +124,7 @@ func New(reg *Registry, opts Options) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{
 		reg: reg, opts: opts, baseEnv: os.Environ(), ctx: ctx, cancel: cancel,
-		approved: map[string]string{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
-		wrap: sandbox.Wrap,
+		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 	}
 }
 
@@ -235,7 +220,6 @@ func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte) R
 	return runProcess(ctx, runSpec{
 		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
 		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,
-		Confine: e.confiner(h),
 	})
 }
 

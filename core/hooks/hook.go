@@ -17,6 +17,26 @@ type Hook struct {
 	Dir       string            // working directory: the extension root for extension hooks
 	Env       map[string]string // extension settings as environment variables
 	Hash      string            // content hash pinned by the lock; "" means compute it
+	// Sandbox is what the hook's process may do as declared: the hook's
+	// own sandbox, else its extension manifest's permissions; zero means
+	// none (the profile's sandbox.hooks, then the built-in defaults).
+	// An approval covers it together with the hash.
+	Sandbox schema.Sandbox
+}
+
+// Permissions are the permissions an approval of h records: its declared
+// sandbox, nil when it declares none.
+func (h *Hook) Permissions() *schema.Sandbox { return h.Sandbox.Declared() }
+
+// declaredSandbox is a hook's own sandbox, else its extension's.
+func declaredSandbox(own, extension *schema.Sandbox) schema.Sandbox {
+	switch {
+	case own != nil:
+		return *own.Clone()
+	case extension != nil:
+		return *extension.Clone()
+	}
+	return schema.Sandbox{}
 }
 
 // QualifiedName is "extension/name", or the bare name for profile hooks.

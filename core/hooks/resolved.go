@@ -78,7 +78,7 @@ func profileHook(def schema.Hook, scope schema.Scope, workspace, home string) (*
 	if err != nil {
 		return nil, fmt.Errorf("hook %s: %w", def.Name, err)
 	}
-	h := &Hook{Name: def.Name, Event: ev, Def: def, Scope: scope}
+	h := &Hook{Name: def.Name, Event: ev, Def: def, Scope: scope, Sandbox: declaredSandbox(def.Sandbox, nil)}
 	switch scope {
 	case schema.ScopeUser:
 		h.Root = home
@@ -120,7 +120,8 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 			}
 			def.Event = string(ev)
 			out = append(out, &Hook{Name: def.Name, Event: ev, Def: def, Scope: ext.Scope, Extension: ext.Name,
-				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, Env: env, Hash: ext.Hash})
+				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, Env: env, Hash: ext.Hash,
+				Sandbox: declaredSandbox(def.Sandbox, ext.Manifest.Permissions)})
 		}
 	}
 	return out, probs

@@ -21,7 +21,7 @@ const (
 	Trusted    TrustState = "trusted"    // its scope needs no approval
 	Approved   TrustState = "approved"   // approved with this hash
 	Unapproved TrustState = "unapproved" // never approved
-	Changed    TrustState = "changed"    // approved, but its content changed since
+	Changed    TrustState = "changed"    // approved, but its content changed or its permissions widened since
 )
 
 // Runs reports whether a hook in state s may run.
@@ -55,6 +55,38 @@ func Decide(scope schema.Scope, trustWorkspace bool, hash, approvedHash string, 
 		return Changed
 	}
 	return Approved
+}
+
+// Approval is one recorded approval: the content hash and the permissions
+// the hook declared when it was approved (nil: none, the defaults).
+type Approval struct {
+	Hash        string
+	Permissions *schema.Sandbox
+}
+
+// DecideHook is the trust decision for h: Decide on the hash, and then
+// the permissions. An approval holds only while h's permissions are
+// within the approved ones (Covers), so a widening asks again and a
+// narrowing does not.
+func DecideHook(h *Hook, trustWorkspace bool, hash string, a Approval, found bool) TrustState {
+	st := Decide(h.Scope, trustWorkspace, hash, a.Hash, found)
+	if st == Approved && !a.Covers(h.Sandbox) {
+		return Changed
+	}
+	return st
+}
+
+// Covers reports whether the approval grants everything perms asks for:
+// both are filled with the built-in hook defaults (workspace-write with
+// network) and compared by schema.Sandbox.Within. An approval recorded
+// without permissions covers the defaults only.
+func (a Approval) Covers(perms schema.Sandbox) bool {
+	var approved schema.Sandbox
+	if a.Permissions != nil {
+		approved = *a.Permissions
+	}
+	d := schema.HookSandboxDefaults()
+	return perms.WithDefaults(d).Within(approved.WithDefaults(d))
 }
 
 // HashDir is the h1 hash of an extension tree, as the lock records it.
