@@ -188,6 +188,9 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 					f.Status = ToolDenied
 				}
 			}
+			if d, ok := res.Data.(map[string]any); ok {
+				f.Sandbox, _ = d["sandbox"].(string)
+			}
 		}
 		return f
 	case agent.EvSystemMessage:

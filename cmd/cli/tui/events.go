@@ -52,6 +52,7 @@ type ToolFinished struct {
 	Status  ToolStatus // ToolOK, ToolError or ToolDenied
 	Display string     // what the user sees
 	Error   string
+	Sandbox string // the sandbox a command ran in ("workspace-write, no network"), if any
 }
 
 // ConfirmRequested asks the user about a call.

@@ -37,6 +37,7 @@ type card struct {
 	message      string
 	done, total  float64
 	display, err string
+	sandbox      string // the sandbox the call ran in
 }
 
 // Model is the bubbletea model of a session.
@@ -228,7 +229,7 @@ func (m *Model) handle(ev Event) {
 		m.uncache(c)
 	case ToolFinished:
 		c := m.card(e.ID)
-		c.status, c.display, c.err = e.Status, e.Display, e.Error
+		c.status, c.display, c.err, c.sandbox = e.Status, e.Display, e.Error, e.Sandbox
 		m.uncache(c)
 	case ConfirmRequested:
 		m.endStream()

@@ -97,9 +97,9 @@ func TestToolCardLifecycle(t *testing.T) {
 	send(m, ToolProgress{ID: "c1", Text: "ok  pkg/a\n", Done: 3, Total: 10, Message: "testing"})
 	v := plain(m)
 	mustContain(t, v, "3/10 testing", "ok  pkg/a")
-	send(m, ToolFinished{ID: "c1", Status: ToolOK, Display: "all 10 packages pass"})
+	send(m, ToolFinished{ID: "c1", Status: ToolOK, Display: "all 10 packages pass", Sandbox: "workspace-write, no network"})
 	v = plain(m)
-	mustContain(t, v, "✓ ok", "all 10 packages pass")
+	mustContain(t, v, "✓ ok", "all 10 packages pass", "sandbox: workspace-write, no network")
 	mustNotContain(t, v, "running", "3/10")
 
 	send(m, ToolStarted{ID: "c2", Name: "read_file", Args: json.RawMessage(`{"path":"nope"}`)},

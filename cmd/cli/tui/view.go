@@ -150,6 +150,9 @@ func (m *Model) cardView(c *card) string {
 	var b strings.Builder
 	head := fmt.Sprintf("⚒ %s(%s)", c.name, argsSummary(c.args, w-len(c.name)-24))
 	b.WriteString(head + "  " + statusIcon(c.status))
+	if c.sandbox != "" {
+		b.WriteString("\n" + stDim.Render("sandbox: "+c.sandbox))
+	}
 	if c.status == ToolRunning && (c.total > 0 || c.message != "") {
 		b.WriteByte('\n')
 		if c.total > 0 {
