@@ -6,9 +6,11 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -34,6 +36,17 @@ type Options struct {
 	Now    func() time.Time
 	// Persistent tunes persistent hooks; zero values take defaults.
 	Persistent PersistentOptions
+
+	// Sandbox gives the policy a hook's process runs under (sandbox.Resolve
+	// of its declared sandbox, its extension's permissions or the profile's
+	// sandbox.hooks); it is asked at each process start. nil runs every
+	// hook unsandboxed. An error keeps the hook from starting. An
+	// extension hook's own directory is always added to what it may read.
+	Sandbox func(h *Hook) (sandbox.Policy, error)
+	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
+	// a hook fails to start (a failClosed hook blocks) instead of running
+	// unsandboxed with one warning per engine.
+	SandboxRequired bool
 }
 
 // Approvals stores hook approvals by stable id. One that is also a
@@ -101,6 +114,9 @@ type Engine struct {
 	approved map[string]Approval // id -> approved in this process
 	dirHash  map[string]string   // extension dir -> h1 hash
 	procs    map[string]*persistentProc
+
+	wrap        func(*exec.Cmd, sandbox.Policy) error // sandbox.Wrap; tests swap it
+	unsandboxed sync.Once                             // the one warning when hooks run without a sandbox
 }
 
 // New returns an engine running the hooks of reg.
@@ -125,6 +141,7 @@ func New(reg *Registry, opts Options) *Engine {
 	return &Engine{
 		reg: reg, opts: opts, baseEnv: os.Environ(), ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
+		wrap: sandbox.Wrap,
 	}
 }
 
@@ -220,6 +237,7 @@ func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte) R
 	return runProcess(ctx, runSpec{
 		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
 		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,
+		Confine: e.confiner(h),
 	})
 }
 
