@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/schema"
 )
@@ -268,3 +270,41 @@ func BenchmarkExec(b *testing.B) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkShellOverhead is what the sandbox adds to one shell command
+// (`bash -c true`) under the shell's default policy (workspace-write, no
+// network: user, mount and network namespaces and the Landlock rules): a
+// bare and a sandboxed run alternate, and the median of the differences is
+// reported. Target: at most 5 ms (#13).
+func BenchmarkShellOverhead(b *testing.B) {
+	wd, _ := os.Getwd()
+	p := Resolve(schema.Sandbox{}, ShellDefault, Env{Workspace: wd, Home: os.Getenv("HOME"), Getenv: os.Getenv})
+	run := func(sandboxed bool) time.Duration {
+		cmd := exec.Command("bash", "-c", "true")
+		if sandboxed {
+			if err := Wrap(cmd, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var bare, diff []float64
+	for i := 0; i < b.N; i++ {
+		x := run(false)
+		y := run(true)
+		bare = append(bare, float64(x.Microseconds()))
+		diff = append(diff, float64((y - x).Microseconds()))
+	}
+	b.ReportMetric(median(diff), "median-overhead-µs")
+	b.ReportMetric(median(bare), "median-µs")
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
