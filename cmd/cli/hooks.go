@@ -39,6 +39,7 @@ type hookSet struct {
 	home     store.Home
 	ws       store.Workspace
 	lookup   func(string) (string, bool) // the environment, for extension settings
+	getenv   func(string) string
 	problems []schema.Problem
 }
 
@@ -66,7 +67,7 @@ func loadHooks(f *Factory) (*hookSet, error) {
 	r = preparedExtensions(r)
 	lookup := lookupEnv(f.Getenv)
 	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, lookup)})
-	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, lookup: lookup, problems: append(g.Problems, probs...)}, nil
+	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, lookup: lookup, getenv: f.Getenv, problems: append(g.Problems, probs...)}, nil
 }
 
 // preparedExtensions returns a copy of r whose extensions have
@@ -113,12 +114,15 @@ type hookRow struct {
 	Source    schema.Scope     `json:"source"`
 	Trust     hooks.TrustState `json:"trust"`
 	Hash      string           `json:"hash"`
-	ID        string           `json:"id"`
-	Command   string           `json:"command"`
-	Matcher   string           `json:"matcher,omitempty"`
-	Dialect   string           `json:"dialect"`
-	Flags     []string         `json:"flags,omitempty"`
-	Error     string           `json:"error,omitempty"`
+	// Permissions are the sandbox the hook declares (its own, else its
+	// extension's); an approval covers them with the hash.
+	Permissions *schema.Sandbox `json:"permissions,omitempty"`
+	ID          string          `json:"id"`
+	Command     string          `json:"command"`
+	Matcher     string          `json:"matcher,omitempty"`
+	Dialect     string          `json:"dialect"`
+	Flags       []string        `json:"flags,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }
 
 // rows judges every hook against the approval record.
@@ -130,13 +134,15 @@ func (s *hookSet) rows() ([]hookRow, error) {
 	var out []hookRow
 	for _, h := range s.reg.All() {
 		row := hookRow{Event: h.Event, Name: h.Name, Extension: h.Extension, Source: h.Scope, ID: h.ID(),
-			Command: hooks.CommandString(h), Matcher: h.Def.Matcher, Dialect: h.Dialect(), Flags: hookFlags(h.Def)}
+			Command: hooks.CommandString(h), Matcher: h.Def.Matcher, Dialect: h.Dialect(), Flags: hookFlags(h.Def),
+			Permissions: h.Permissions()}
 		hash, err := hooks.HookHash(h, s.cwd(h), hooks.HashDir)
 		if err != nil {
 			row.Error = err.Error()
 		}
 		a, ok := approvals.Lookup(row.ID)
-		row.Hash, row.Trust = hash, hooks.Decide(h.Scope, s.r.Profile.Hooks.TrustWorkspace, hash, a.Hash, ok)
+		row.Hash = hash
+		row.Trust = hooks.DecideHook(h, s.r.Profile.Hooks.TrustWorkspace, hash, hooks.Approval{Hash: a.Hash, Permissions: a.Permissions}, ok)
 		out = append(out, row)
 	}
 	return out, nil
@@ -307,7 +313,8 @@ func hooksTrustRun(opts *HooksTrustOptions) error {
 		if err != nil {
 			return fmt.Errorf("hook %s: %w", h.QualifiedName(), err)
 		}
-		approvals = append(approvals, store.HookApproval{Source: h.ID(), Hash: hash, ApprovedAt: opts.Now().UTC(), ApprovedBy: opts.By})
+		approvals = append(approvals, store.HookApproval{Source: h.ID(), Hash: hash, Permissions: h.Permissions(),
+			ApprovedAt: opts.Now().UTC(), ApprovedBy: opts.By})
 		fmt.Fprintf(opts.IO.Out, "approved %s (%s, %s) at %s\n", h.QualifiedName(), h.Scope, h.Event, hash)
 	}
 	if len(approvals) == 0 {
@@ -454,6 +461,9 @@ func (s *hookSet) engine() *hooks.Engine {
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
 		LogDir:    s.home.Logs(),
 		Approvals: hooks.FileApprovals{Path: s.home.TrustedHooks()},
+		Sandbox:   hookSandbox(newSandboxEnv(s.getenv, s.ws.Root, g, s.home), g),
+
+		SandboxRequired: g.Profile.Sandbox.Required,
 	})
 	return hooks.New(reg, opts)
 }

@@ -277,6 +277,9 @@ func (rt *Runtime) install(l *loaded) []string {
 		LogDir:    rt.Home.Logs(),
 		Approvals: hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:   rt.opts.ApproveHook,
+		Sandbox:   hookSandbox(newSandboxEnv(rt.f.Getenv, rt.Workspace.Root, g, rt.Home), g),
+
+		SandboxRequired: g.Profile.Sandbox.Required,
 	}))
 
 	base, errs := skills.Base(g.Profile.Skills, rt.Home.Skills(), rt.Workspace.Skills())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -19,15 +20,32 @@ import (
 // (the directory the tools work in), OLLM_HOME, the user's home and the
 // profile's denyRead.
 func sandboxEnv(f *Factory, r *schema.Resolved, home store.Home) sandbox.Env {
-	userHome := f.Getenv("HOME")
-	if userHome == "" {
-		userHome, _ = os.UserHomeDir()
-	}
 	root := r.Workspace
 	if ws, err := f.Workspace(); err == nil && ws.Root != "" {
 		root = ws.Root
 	}
-	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: f.Getenv, DenyRead: r.Profile.Sandbox.DenyRead}
+	return newSandboxEnv(f.Getenv, root, r, home)
+}
+
+func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, home store.Home) sandbox.Env {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	userHome := getenv("HOME")
+	if userHome == "" {
+		userHome, _ = os.UserHomeDir()
+	}
+	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead}
+}
+
+// hookSandbox gives each hook its policy: its own sandbox or its
+// extension's permissions, else the profile's sandbox.hooks, else
+// sandbox.ProcessDefault.
+func hookSandbox(env sandbox.Env, r *schema.Resolved) func(*hooks.Hook) (sandbox.Policy, error) {
+	def := r.Profile.Sandbox.Hooks.WithDefaults(sandbox.ProcessDefault)
+	return func(h *hooks.Hook) (sandbox.Policy, error) {
+		return sandbox.Resolve(h.Sandbox, def, env), nil
+	}
 }
 
 // shellPolicy is the shell tool's sandbox under the profile.
