@@ -33,6 +33,9 @@ type Spec struct {
 	// SecretEnv names the SettingsEnv variables of sensitive settings,
 	// whose values errors and status never show.
 	SecretEnv []string
+	// Permissions are the extension manifest's permissions: the sandbox
+	// of its servers that declare none (see DeclaredSandbox).
+	Permissions *schema.Sandbox
 }
 
 // Transport is the server's transport with the default filled in: stdio
@@ -75,6 +78,7 @@ func Specs(r *schema.Resolved) []Spec {
 			specs = append(specs, Spec{
 				Name: ext.Name + ":" + name, Config: cfg, Scope: ext.Scope,
 				Extension: ext.Name, Dir: ext.Dir, SettingsEnv: env, SecretEnv: secret,
+				Permissions: ext.Manifest.Permissions.Clone(),
 			})
 		}
 	}

@@ -24,14 +24,15 @@ import (
 
 // conn is one live connection to a server.
 type conn struct {
-	spec   Spec
-	cfg    Expanded
-	client *client.Client
-	proc   *process       // stdio only
-	auth   *authTransport // HTTP servers with OAuth tokens
-	log    *slog.Logger
-	logs   *serverLog
-	opts   *Options
+	spec    Spec
+	cfg     Expanded
+	client  *client.Client
+	proc    *process       // stdio only
+	sandbox string         // what the stdio process runs under, for its status; "" without Options.Sandbox
+	auth    *authTransport // HTTP servers with OAuth tokens
+	log     *slog.Logger
+	logs    *serverLog
+	opts    *Options
 
 	ctx    context.Context // lives as long as the connection
 	cancel context.CancelFunc
@@ -137,7 +138,7 @@ func (c *conn) stdioTransport() (transport.Interface, error) {
 	if dir == "" {
 		dir = c.spec.Dir
 	}
-	p, err := startProcess(c.cfg.Command, c.cfg.Args, c.cfg.Env, dir, c.logs.stderr())
+	p, err := startProcess(c.cfg.Command, c.cfg.Args, c.cfg.Env, dir, c.logs.stderr(), c.confine)
 	if err != nil {
 		return nil, err
 	}

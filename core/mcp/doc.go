@@ -12,6 +12,12 @@
 // backoff. Shutdown closes stdin, waits, then sends SIGTERM and SIGKILL to
 // the server's process group, so no process is left behind.
 //
+// A stdio server's process runs in a kernel sandbox (core/sandbox) when
+// Options.Sandbox gives a policy: its own declared sandbox, else its
+// extension's permissions, else the profile's sandbox.mcp (SandboxPolicy,
+// sandbox.go). When the machine cannot sandbox, it runs unsandboxed with
+// a warning in its status, or fails when Options.SandboxRequired.
+//
 // HTTP servers that require OAuth get the MCP authorization flow (oauth_*.go):
 // discovery through protected resource and authorization server metadata,
 // dynamic client registration, authorization code with PKCE and a loopback
@@ -32,7 +38,7 @@
 //
 // This is the only package that imports github.com/mark3labs/mcp-go; no
 // mcp-go type appears in its API. Imports: the standard library, mcp-go,
-// schema, store, internal/secrets and core/tool. Core never prints: status
+// schema, store, internal/secrets, core/sandbox and core/tool. Core never prints: status
 // changes are events and server output goes to the server's log file under
 // store.Home.Logs().
 package mcp

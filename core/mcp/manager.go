@@ -5,9 +5,11 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 )
@@ -50,6 +52,19 @@ type Options struct {
 	// initialize handshake straight away.
 	LegacyHandshake bool
 	ClientVersion   string
+
+	// Sandbox gives the policy a stdio server's process runs under
+	// (SandboxPolicy builds the usual one); it is asked at each start,
+	// restarts included. nil runs every server unsandboxed. An error
+	// fails the server. An extension server's own directory is always
+	// added to what it may read.
+	Sandbox func(Spec) (sandbox.Policy, error)
+	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
+	// a stdio server fails to start instead of running unsandboxed with a
+	// warning in its status and its log.
+	SandboxRequired bool
+	// wrap is sandbox.Wrap; tests swap it.
+	wrap func(*exec.Cmd, sandbox.Policy) error
 }
 
 // Backoff is the restart policy for stdio servers that exit or crash
@@ -125,6 +140,7 @@ type Status struct {
 	Tools     int          `json:"tools"`
 	Error     string       `json:"error,omitempty"`
 	Warnings  []string     `json:"warnings,omitempty"`
+	Sandbox   string       `json:"sandbox,omitempty"` // what its process runs under, e.g. "workspace-write, network"
 	Restarts  int          `json:"restarts,omitempty"`
 	Log       string       `json:"log,omitempty"`
 }
@@ -175,6 +191,9 @@ type server struct {
 func New(specs []Spec, opts Options) *Manager {
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
+	}
+	if opts.wrap == nil {
+		opts.wrap = sandbox.Wrap
 	}
 	m := &Manager{opts: opts, servers: map[string]*server{}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())

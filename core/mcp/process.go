@@ -32,13 +32,21 @@ type process struct {
 }
 
 // startProcess starts command with args, env and dir; stderr goes to
-// stderr (the server's log file).
-func startProcess(command string, args, env []string, dir string, stderr io.Writer) (*process, error) {
+// stderr (the server's log file). confine, when set, rewrites the command
+// before it starts (the sandbox); an error keeps it from starting.
+func startProcess(command string, args, env []string, dir string, stderr io.Writer, confine func(*exec.Cmd) error) (*process, error) {
 	cmd := exec.Command(command, args...)
 	cmd.Env = env
 	cmd.Dir = dir
 	cmd.Stderr = stderr
+	// Setpgid before confine, which adds to SysProcAttr; with cmd.Err set
+	// (no such program) Start says what is missing.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if confine != nil && cmd.Err == nil {
+		if err := confine(cmd); err != nil {
+			return nil, err
+		}
+	}
 	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -50,6 +50,7 @@ func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef
 	}
 	m.mu.Lock()
 	s.status.Warnings = append(c.cfg.Warnings[:len(c.cfg.Warnings):len(c.cfg.Warnings)], warnings...)
+	s.status.Sandbox = c.sandbox
 	m.mu.Unlock()
 	return defs, nil
 }
