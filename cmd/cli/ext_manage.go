@@ -19,6 +19,7 @@ import (
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -173,6 +174,9 @@ func extInfoRun(o *ExtOptions) error {
 	}
 	for _, s := range i.Shadows {
 		fmt.Fprintf(w, "shadows:     %s\n", s)
+	}
+	if i.Permissions != nil {
+		fmt.Fprintf(w, "permissions: %s\n", resolver.PermissionsString(i.Permissions))
 	}
 	list := func(title string, items []string) {
 		if len(items) > 0 {

@@ -100,6 +100,9 @@ type Info struct {
 	Settings    []SettingInfo `json:"settings,omitempty"`
 	Context     string        `json:"contextFileName,omitempty"`
 	Shadows     []string      `json:"shadows,omitempty"`
+	// Permissions are the sandbox the manifest asks for its hooks and
+	// stdio servers that declare none (nil: none, the defaults).
+	Permissions *schema.Sandbox `json:"permissions,omitempty"`
 }
 
 // Stats is the result of Start and Reload.
@@ -577,7 +580,8 @@ func (m *Manager) info(e *entry) Info {
 	x := e.ext
 	i := Info{Name: x.Name, Version: x.Manifest.Version, Description: x.Manifest.Description, Dir: x.Dir, File: x.File,
 		Scope: x.Scope, Format: x.Format, State: m.state(e), Reason: e.reason, Active: e.active,
-		Context: x.Manifest.ContextFileName, Shadows: x.Shadows, Tools: m.toolNames(e), Skills: slices.Clone(e.skills)}
+		Context: x.Manifest.ContextFileName, Shadows: x.Shadows, Tools: m.toolNames(e), Skills: slices.Clone(e.skills),
+		Permissions: x.Manifest.Permissions.Declared()}
 	if !e.wanted {
 		i.Reason = e.reason
 	}
