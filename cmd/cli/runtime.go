@@ -612,12 +612,12 @@ func (rt *Runtime) PendingHooks() []hooks.ApprovalRequest {
 		if err != nil {
 			continue // the engine reports it when the hook would run
 		}
-		stored, found, err := ap.Lookup(h.ID())
+		stored, found, err := ap.LookupApproval(h.ID())
 		if err != nil {
 			continue
 		}
-		if st := hooks.Decide(h.Scope, trust, hash, stored, found); !st.Runs() {
-			out = append(out, hooks.ApprovalRequest{Hook: h, ID: h.ID(), Hash: hash, Command: hooks.CommandString(h), Changed: st == hooks.Changed})
+		if st := hooks.DecideHook(h, trust, hash, stored, found); !st.Runs() {
+			out = append(out, hooks.ApprovalRequest{Hook: h, ID: h.ID(), Hash: hash, Permissions: h.Permissions(), Command: hooks.CommandString(h), Changed: st == hooks.Changed})
 		}
 	}
 	return out
@@ -627,7 +627,7 @@ func (rt *Runtime) PendingHooks() []hooks.ApprovalRequest {
 // engine does when it asks itself.
 func (rt *Runtime) ApproveHook(req hooks.ApprovalRequest) error {
 	ap := hooks.FileApprovals{Path: rt.Home.TrustedHooks(), By: "ollm session"}
-	if err := ap.Approve(req.ID, req.Hash); err != nil {
+	if err := ap.Record(req.ID, req.Approval()); err != nil {
 		return fmt.Errorf("saving the approval of hook %s in %s: %w", req.ID, rt.Home.TrustedHooks(), err)
 	}
 	return nil

@@ -71,8 +71,11 @@ var secretPaths = []string{
 var ollmSecrets = []string{"auth", "tokens", "state/store-verify.key", "sessions"}
 
 // protectedNames are the files in the workspace that decide what ollm
-// trusts and runs: never writable from inside.
-var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+// trusts and runs: never writable from inside. Of .ollm/ only the
+// extensions decide what runs; the rest is data (memory, todos, the notes
+// and logs extensions keep there). A trust file created where none was
+// changes the workspace digest, so it waits for a new approval.
+var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm/extensions", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
 
 // Resolve fills s with def where it says nothing and turns it into paths.
 func Resolve(s, def schema.Sandbox, env Env) Policy {
