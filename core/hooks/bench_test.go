@@ -3,11 +3,14 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -131,4 +134,62 @@ func BenchmarkTenHooks(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkSandboxedHook is one hook run through the engine unsandboxed
+// and sandboxed (workspace-write with network, the hooks' default, and
+// without network, which adds a network namespace), the policy resolved
+// at each start as the CLI's Options.Sandbox does, in the real home. The
+// paired variant alternates an unsandboxed and a sandboxed Emit and
+// reports the median difference.
+func BenchmarkSandboxedHook(b *testing.B) {
+	if s := sandbox.Probe(); !s.Available() {
+		b.Skip(s.Describe())
+	}
+	ws, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	env := sandbox.Env{Workspace: ws, Home: home, OllmHome: filepath.Join(home, ".ollm"), Getenv: os.Getenv}
+	off := false
+	h := &Hook{Name: "bench", Event: BeforeTool, Scope: schema.ScopeUser, Def: schema.Hook{Command: script(b, "bench.sh")}}
+	for _, c := range []struct {
+		name string
+		fn   func(*Hook) (sandbox.Policy, error)
+	}{
+		{"unsandboxed", nil},
+		{"workspace-write-network", SandboxPolicy(schema.Sandbox{}, env)},
+		{"workspace-write-no-network", SandboxPolicy(schema.Sandbox{Network: &off}, env)},
+		{"read-only-network", SandboxPolicy(schema.Sandbox{Preset: schema.SandboxReadOnly}, env)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e := newEngine(b, Options{Sandbox: c.fn}, h)
+			medianOf(b, func() {
+				out, _ := e.Emit(context.Background(), BeforeTool, benchData)
+				if out.Results[0].Failure != "" {
+					b.Fatal(out.Results[0])
+				}
+			})
+		})
+	}
+	b.Run("paired-overhead", func(b *testing.B) {
+		bare := newEngine(b, Options{}, h)
+		boxed := newEngine(b, Options{Sandbox: SandboxPolicy(schema.Sandbox{}, env)}, h)
+		diffs := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for range b.N {
+			t0 := time.Now()
+			bare.Emit(context.Background(), BeforeTool, benchData)
+			t1 := time.Now()
+			if out, _ := boxed.Emit(context.Background(), BeforeTool, benchData); out.Results[0].Failure != "" {
+				b.Fatal(out.Results[0])
+			}
+			diffs = append(diffs, time.Since(t1)-t1.Sub(t0))
+		}
+		b.StopTimer()
+		slices.Sort(diffs)
+		b.ReportMetric(float64(diffs[len(diffs)/2].Microseconds()), "median-overhead-µs")
+	})
+	b.Run("resolve-only", func(b *testing.B) {
+		fn := SandboxPolicy(schema.Sandbox{}, env)
+		medianOf(b, func() { fn(h) })
+	})
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/schema"
 )
 
 // Runner limits.
@@ -269,5 +270,21 @@ func (e *Engine) confiner(h *Hook) func(*exec.Cmd) error {
 			e.opts.Logger.Warn("hooks run without a sandbox (set sandbox.required: true to refuse instead)", "reason", err)
 		})
 		return nil
+	}
+}
+
+// SandboxPolicy is the usual Options.Sandbox: a hook runs under its
+// declared sandbox (Hook.Sandbox: its own, else its extension's
+// permissions), else the profile's sandbox.hooks (profile), with what
+// either leaves unset taken from sandbox.ProcessDefault (workspace-write
+// with network), resolved in env (the workspace, homes and denyRead of
+// this run).
+func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(*Hook) (sandbox.Policy, error) {
+	return func(h *Hook) (sandbox.Policy, error) {
+		decl := profile
+		if !h.Sandbox.IsZero() {
+			decl = h.Sandbox
+		}
+		return sandbox.Resolve(decl, sandbox.ProcessDefault, env), nil
 	}
 }

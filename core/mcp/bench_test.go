@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/schema"
 )
 
 // tenEverything is ten server-everything processes over stdio.
@@ -106,5 +110,28 @@ func BenchmarkCallRaw(b *testing.B) {
 		if !strings.Contains(resp, `"ping"`) {
 			b.Fatal(resp)
 		}
+	}
+}
+
+// BenchmarkConnectSandboxed starts one server-everything over stdio
+// (start, initialize, tools/list) without and with the default sandbox.
+func BenchmarkConnectSandboxed(b *testing.B) {
+	if s := sandbox.Probe(); !s.Available() {
+		b.Skip(s.Describe())
+	}
+	ws, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	env := sandbox.Env{Workspace: ws, Home: home, OllmHome: filepath.Join(home, ".ollm"), Getenv: os.Getenv}
+	spec := everythingStdio(b, "ev")
+	for _, c := range []struct {
+		name string
+		fn   func(Spec) (sandbox.Policy, error)
+	}{{"unsandboxed", nil}, {"workspace-write", SandboxPolicy(schema.Sandbox{}, env)}} {
+		b.Run(c.name, func(b *testing.B) {
+			opts := Options{LogDir: b.TempDir(), Sandbox: c.fn}
+			for i := 0; i < b.N; i++ {
+				connectAll(b, []Spec{spec}, opts)
+			}
+		})
 	}
 }
