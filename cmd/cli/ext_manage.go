@@ -70,6 +70,8 @@ func (o *ExtOptions) manager(live bool) (*ext.Manager, *schema.Resolved, store.H
 		if t := r.Profile.MCP.ConnectionTimeout; t > 0 {
 			mo.ConnectionTimeout = time.Duration(t) * time.Millisecond
 		}
+		mo.Sandbox = mcp.SandboxPolicy(r.Profile.Sandbox.MCP, newSandboxEnv(o.Getenv, r.Workspace, r, home))
+		mo.SandboxRequired = r.Profile.Sandbox.Required
 		opts.Servers = &ext.MCPServers{Options: mo}
 	}
 	return ext.New(r, opts), r, home, nil

@@ -102,6 +102,8 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err
 	}
+	opts.Sandbox = mcp.SandboxPolicy(r.Profile.Sandbox.MCP, sandboxEnv(f, r, home))
+	opts.SandboxRequired = r.Profile.Sandbox.Required
 	approved := r.Trust.Approved
 	opts.Approved = func(mcp.Spec) bool { return approved }
 	if builtins, _, err := toolsFor(f, r); err == nil {

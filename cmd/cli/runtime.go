@@ -362,6 +362,8 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	if t := g.Profile.MCP.ConnectionTimeout; t > 0 {
 		o.ConnectionTimeout = time.Duration(t) * time.Millisecond
 	}
+	o.Sandbox = mcp.SandboxPolicy(g.Profile.Sandbox.MCP, newSandboxEnv(rt.f.Getenv, rt.Workspace.Root, g, rt.Home))
+	o.SandboxRequired = g.Profile.Sandbox.Required
 	// OAuth: stored tokens are sent and refreshed; a login needs a terminal,
 	// headless runs say to run `ollm mcp login <server>`.
 	mcpAuth(&o, rt.Home, rt.f.IO)
