@@ -105,6 +105,7 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 		o.add([]byte(note), true)
 	}
 	cmd.Stdout, cmd.Stderr = streamWriter{o: o}, streamWriter{o: o, isErr: true}
+	missing := e.missingTrustFiles()
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
@@ -114,6 +115,10 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	idled := stop()
 	killGroup(cmd) // stragglers left in the background by the command
 	r := shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)
+	if w := createdTrustFiles(missing, e.cfg.Root); w != "" {
+		r.ForModel += "\n" + w
+		r.Display += "\n" + w
+	}
 	return e.withSandbox(r)
 }
 

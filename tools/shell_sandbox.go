@@ -98,3 +98,42 @@ func whyDenied(path string, p *sandbox.Policy) string {
 func under(p, base string) bool {
 	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/")
 }
+
+// missingTrustFiles are the trust files the sandbox could not make
+// read-only because they did not exist when the command started.
+func (e *env) missingTrustFiles() []string {
+	if e.cfg.Sandbox == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range e.cfg.Sandbox.Protect {
+		if _, err := os.Lstat(p); os.IsNotExist(err) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// createdTrustFiles says which of missing a command created: they escaped
+// the read-only mounts, which need an existing path. The workspace digest
+// catches ollm's own files (the workspace needs a new approval); git runs
+// .git/config and .git/hooks outside any sandbox, so the user must look.
+func createdTrustFiles(missing []string, root string) string {
+	var made []string
+	for _, p := range missing {
+		if _, err := os.Lstat(p); err == nil {
+			made = append(made, relOr(root, p))
+		}
+	}
+	if len(made) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: the command created %s, which decide what ollm or git runs; review them before you run git or ollm trust here (ollm holds back a changed workspace until you approve it again)", strings.Join(made, ", "))
+}
+
+func relOr(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}

@@ -101,3 +101,16 @@ func between(s, prefix string) string {
 	}
 	return s[:j]
 }
+
+// A trust file that did not exist cannot be mounted read-only: creating it
+// works, and the result says so.
+func TestShellSandboxCreatedTrustFileIsReported(t *testing.T) {
+	f, _, _ := sandboxFixture(t)
+	out := f.ok("shell", `{"command":"git init -q && echo created"}`)
+	if !strings.Contains(out, "warning: the command created .git/hooks, .git/config") {
+		t.Errorf("no warning: %s", out)
+	}
+	if out := f.ok("shell", `{"command":"echo again"}`); strings.Contains(out, "warning: the command created") {
+		t.Errorf("warned again: %s", out)
+	}
+}

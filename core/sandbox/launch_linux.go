@@ -157,6 +157,11 @@ func encode(exe string, p Policy, userNS bool) (string, error) {
 				return "", err
 			}
 		}
+		for _, h := range p.Hide {
+			if err := line('H', h); err != nil {
+				return "", err
+			}
+		}
 		if !p.Network {
 			b.WriteString("L\n")
 		}

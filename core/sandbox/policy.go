@@ -16,6 +16,10 @@ type Policy struct {
 	Read    []string `json:"read,omitempty"`    // hierarchies the process may read and execute
 	Write   []string `json:"write,omitempty"`   // hierarchies it may also write
 	Protect []string `json:"protect,omitempty"` // paths inside Write that stay read-only
+	// Hide are secret paths inside a readable or writable hierarchy that
+	// an allow-list cannot leave out (a secret inside the workspace, or the
+	// workspace inside a denied path): an empty read-only mount covers each.
+	Hide []string `json:"hide,omitempty"`
 }
 
 // Off reports whether the policy runs the process unsandboxed.
@@ -92,7 +96,8 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	if p.Off() {
 		return p
 	}
-	p.Read = readable(env)
+	var deny []string
+	p.Read, deny = readable(env)
 	p.Write = devices()
 	if p.Preset == schema.SandboxWorkspaceWrite {
 		p.Write = append(p.Write, writable(env)...)
@@ -104,13 +109,27 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 		p.Read = append(p.Read, absPath(r, env))
 	}
 	p.Protect = protected(p.Write, env)
+	p.Hide = hidden(deny, p.Write, env.Workspace)
 	p.Read, p.Write = dedupe(p.Read), dedupe(p.Write)
 	return p
 }
 
+// hidden are the denied paths an allow-list cannot exclude: those under a
+// writable path (a write rule grants reads too) or under the workspace.
+func hidden(deny, write []string, ws string) []string {
+	var out []string
+	for _, d := range deny {
+		if (ws != "" && within(d, ws) && d != ws) || slices.ContainsFunc(write, func(w string) bool { return within(d, w) && d != w }) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // readable is everything but the secret paths: "/" when nothing is
-// denied, else the entries around each denied path, enumerated.
-func readable(env Env) []string {
+// denied, else the entries around each denied path, enumerated. It also
+// returns the denied paths.
+func readable(env Env) ([]string, []string) {
 	var deny []string
 	if env.Home != "" {
 		for _, s := range secretPaths {
@@ -125,22 +144,19 @@ func readable(env Env) []string {
 	for _, d := range env.DenyRead {
 		deny = append(deny, absPath(d, env))
 	}
-	return AllowExcept("/", deny, env.Workspace)
+	return AllowExcept("/", deny, env.Workspace), deny
 }
 
 // AllowExcept lists paths whose union is everything under root except the
 // denied paths: a directory with no denied path below it is one entry; one
 // with a denied path below it is replaced by its entries. keep (the
-// workspace) is never denied. Entries created later in an enumerated
+// workspace) stays readable: inside a denied directory that holds it, only
+// the way down to it is listed. Entries created later in an enumerated
 // directory are not readable.
 func AllowExcept(root string, deny []string, keep string) []string {
 	var ds []string
 	for _, d := range deny {
-		d = filepath.Clean(d)
-		if keep != "" && (within(keep, d) || within(d, keep)) {
-			continue // the workspace itself stays readable
-		}
-		ds = append(ds, d)
+		ds = append(ds, filepath.Clean(d))
 	}
 	var out []string
 	var walk func(dir string)
@@ -155,12 +171,16 @@ func AllowExcept(root string, deny []string, keep string) []string {
 		}
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
-			if slices.Contains(ds, p) {
-				continue
-			}
-			if e.IsDir() {
+			switch {
+			case slices.Contains(ds, p):
+				if keep != "" && within(keep, p) {
+					// Landlock does not check the way down: allowing the
+					// workspace itself leaves the rest of p hidden.
+					out = append(out, keep)
+				}
+			case e.IsDir():
 				walk(p)
-			} else {
+			default:
 				out = append(out, p)
 			}
 		}

@@ -308,3 +308,50 @@ func median(xs []float64) float64 {
 	sort.Float64s(s)
 	return s[len(s)/2]
 }
+
+// Run from the home directory: the workspace holds the secrets, and a
+// write rule on it would grant them; they are covered instead.
+func TestSecretsInsideTheWorkspace(t *testing.T) {
+	b := newBox(t)
+	env := b.env()
+	env.Workspace = b.home // ollm started in ~
+	p := Resolve(schema.Sandbox{}, ShellDefault, env)
+	cmd := exec.Command("sh", "-c", "cat .ssh/id_rsa; echo 'ssh-rsa EVIL' >> .ssh/authorized_keys; echo ok > fine.txt; cat fine.txt")
+	cmd.Dir = b.home
+	if err := Wrap(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if strings.Contains(string(out), "PRIVATE KEY") {
+		t.Errorf("read the key: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(b.home, ".ssh", "authorized_keys")); err == nil {
+		t.Errorf("wrote authorized_keys: %s", out)
+	}
+	if !strings.Contains(string(out), "ok") {
+		t.Errorf("the rest of the workspace is not writable: %s", out)
+	}
+}
+
+// A workspace inside a denied directory stays usable; the rest of that
+// directory stays hidden.
+func TestWorkspaceInsideADeniedDirectory(t *testing.T) {
+	b := newBox(t)
+	if err := os.WriteFile(filepath.Join(b.root, "other-secret.txt"), []byte("SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := b.env()
+	env.DenyRead = []string{b.root}
+	for _, preset := range []string{schema.SandboxReadOnly, schema.SandboxWorkspaceWrite} {
+		p := Resolve(schema.Sandbox{Preset: preset}, ShellDefault, env)
+		cmd := exec.Command("sh", "-c", "cat ../other-secret.txt; cat notes.txt")
+		cmd.Dir = b.ws
+		if err := Wrap(cmd, p); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), "SECRET") || !strings.Contains(string(out), "hello") {
+			t.Errorf("%s: %s", preset, out)
+		}
+	}
+}

@@ -11,6 +11,7 @@
 //   R <path>   a hierarchy the process may read and execute
 //   W <path>   a hierarchy the process may read, execute and write
 //   P <path>   an existing path made read-only (needs the mount namespace)
+//   H <path>   an existing path hidden under an empty read-only mount
 //   M          a user and mount namespace was created for us
 //   L          a network namespace was created: bring loopback up
 //   T          deny TCP connect and bind through Landlock
@@ -87,6 +88,8 @@ struct spec {
 	int nwrite;
 	char *protect[MAX_RULES];
 	int nprotect;
+	char *hide[MAX_RULES];
+	int nhide;
 	int mountns, loopback, tcp;
 };
 
@@ -109,6 +112,7 @@ static void parse(char *text, struct spec *s) {
 		case 'R': if (arg && s->nread < MAX_RULES) s->read[s->nread++] = arg; break;
 		case 'W': if (arg && s->nwrite < MAX_RULES) s->write[s->nwrite++] = arg; break;
 		case 'P': if (arg && s->nprotect < MAX_RULES) s->protect[s->nprotect++] = arg; break;
+		case 'H': if (arg && s->nhide < MAX_RULES) s->hide[s->nhide++] = arg; break;
 		case 'M': s->mountns = 1; break;
 		case 'L': s->loopback = 1; break;
 		case 'T': s->tcp = 1; break;
@@ -140,6 +144,26 @@ static void protect(const char *path) {
 	if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
 	if (mount(NULL, path, NULL, flags, NULL) != 0)
 		die("make read-only", path);
+}
+
+// hide covers path with something empty and read-only: a tmpfs for a
+// directory, /dev/null for anything else.
+static void hide(const char *path) {
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return;
+		die("stat", path);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500") != 0)
+			die("hide", path);
+		return;
+	}
+	if (S_ISLNK(st.st_mode))
+		return; // a link resolves to a path the rules decide
+	if (mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
+		die("hide", path);
 }
 
 static void loopback_up(void) {
@@ -242,6 +266,8 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 			die("make mounts private", NULL);
 		for (int i = 0; i < s.nprotect; i++)
 			protect(s.protect[i]);
+		for (int i = 0; i < s.nhide; i++)
+			hide(s.hide[i]);
 	}
 	if (s.loopback)
 		loopback_up();
