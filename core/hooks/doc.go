@@ -14,9 +14,10 @@
 // Trust (trust.go) decides from the hook's scope - the discovery root it
 // came from - whether it runs freely or needs an approval recorded in
 // trusted-hooks.json, keyed by a stable id and a content hash. Workspace
-// profiles are approved as a whole (workspace.go).
+// profiles are approved as a whole (profiles/gate.go, `ollm trust`). Every
+// hook process runs under its sandbox (Options.Sandbox, core/sandbox).
 //
-// Imports: the standard library, schema, store, golang.org/x/sys/unix and
-// golang.org/x/mod/sumdb/dirhash. Never cmd or the TUI: core reports
+// Imports: the standard library, schema, store, core/sandbox,
+// golang.org/x/sys/unix and golang.org/x/mod/sumdb/dirhash. Never cmd or the TUI: core reports
 // through return values, callbacks and log/slog and never prints.
 package hooks
