@@ -256,7 +256,15 @@ const notes = `## Reading the table
   fingerprint with the cache; only a changed entry is hashed in full (the
   reference). The cost is the kernel's stat calls: about 1,400 for 50
   entries of 20 files.
+- **Sandbox.** A bare and a sandboxed ` + "`bash -c true`" + ` alternate; the row is the
+  median of the differences. The sandboxed one re-executes ollm's test
+  binary into new user, mount and network namespaces, where a C constructor
+  applies Landlock before the Go runtime starts; about 2 ms of it is the
+  kernel creating the network namespace (docs/notes/sandbox.md).
 - **MCP and connect rows** have no target in the issue; they are recorded
   with their reference.
+- **A slower day.** Process starts vary with what else the shared machine
+  runs: compare the bare-exec reference of the hooks rows between reports
+  before comparing other figures.
 
 `
