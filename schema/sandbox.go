@@ -13,13 +13,16 @@ const (
 type Sandbox struct {
 	Preset  string   `json:"preset,omitempty"`  // SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
 	Network *bool    `json:"network,omitempty"` // nil: the default
-	Read    []string `json:"read,omitempty"`    // extra readable paths
-	Write   []string `json:"write,omitempty"`   // extra writable paths (readable too)
+	// Isolate, without network, gives the process a network namespace of
+	// its own: no UDP or DNS either, not only no TCP.
+	Isolate bool     `json:"isolate,omitempty"`
+	Read    []string `json:"read,omitempty"`  // extra readable paths
+	Write   []string `json:"write,omitempty"` // extra writable paths (readable too)
 }
 
 // IsZero reports whether s declares nothing.
 func (s Sandbox) IsZero() bool {
-	return s.Preset == "" && s.Network == nil && len(s.Read) == 0 && len(s.Write) == 0
+	return s.Preset == "" && s.Network == nil && !s.Isolate && len(s.Read) == 0 && len(s.Write) == 0
 }
 
 // SandboxConfig is the profile's sandbox block.

@@ -61,7 +61,7 @@ func SamePermissions(a, b *Sandbox) bool {
 	if b != nil {
 		y = *b
 	}
-	return x.Preset == y.Preset && sameBool(x.Network, y.Network) &&
+	return x.Preset == y.Preset && sameBool(x.Network, y.Network) && x.Isolate == y.Isolate &&
 		slices.Equal(x.Read, y.Read) && slices.Equal(x.Write, y.Write)
 }
 
@@ -83,6 +83,7 @@ func (s Sandbox) WithDefaults(d Sandbox) Sandbox {
 	if out.Network == nil && d.Network != nil {
 		out.Network = boolPtr(*d.Network)
 	}
+	out.Isolate = out.Isolate || d.Isolate
 	if len(out.Read) == 0 {
 		out.Read = slices.Clone(d.Read)
 	}
@@ -121,6 +122,9 @@ func (s Sandbox) Within(approved Sandbox) bool {
 	}
 	if (s.Network == nil || *s.Network) && approved.Network != nil && !*approved.Network {
 		return false
+	}
+	if approved.Isolate && !s.Isolate && approved.Network != nil && !*approved.Network {
+		return false // UDP and DNS were not approved
 	}
 	readable := append(slices.Clone(approved.Read), approved.Write...)
 	for _, p := range s.Read {

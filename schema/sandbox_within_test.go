@@ -14,6 +14,8 @@ func TestSandboxWithin(t *testing.T) {
 		want     bool
 	}{
 		{name: "both default", want: true},
+		{name: "isolated within no network", s: Sandbox{Network: net(false), Isolate: true}, appr: Sandbox{Network: net(false)}, want: true},
+		{name: "not isolated beyond isolated", s: Sandbox{Network: net(false)}, appr: Sandbox{Network: net(false), Isolate: true}, want: false},
 		{name: "same preset", s: Sandbox{Preset: SandboxReadOnly}, appr: Sandbox{Preset: SandboxReadOnly}, want: true},
 		{name: "read-only within workspace-write", s: Sandbox{Preset: SandboxReadOnly}, appr: Sandbox{Preset: SandboxWorkspaceWrite}, want: true},
 		{name: "read-only within the default", s: Sandbox{Preset: SandboxReadOnly}, want: true},

@@ -48,6 +48,13 @@ func (e *env) sandboxName() string {
 var (
 	deniedPath = regexp.MustCompile(`(?:'([^']+)'|"([^"]+)"|([^\s:'"]+)): (?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy)`)
 	noNetwork  = regexp.MustCompile(`(?i)network is unreachable|connection refused|temporary failure in name resolution|could not resolve host|name or service not known|no address associated with hostname|failed to resolve`)
+	// Landlock refuses a TCP connect with EACCES: "Permission denied" next
+	// to a word about connecting.
+	tcpDenied = regexp.MustCompile(`(?i)(connect|connection|socket|urlopen|tcp|dial)[^\n]*(permission denied|operation not permitted)|(permission denied|operation not permitted)[^\n]*(connect|socket)`)
+	// Python and others name the path after the error.
+	deniedAfter = regexp.MustCompile(`(?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy): '([^']+)'`)
+	connecting  = regexp.MustCompile(`(?i)connect|socket|urlopen`)
+	denied      = regexp.MustCompile(`(?i)permission denied|operation not permitted`)
 )
 
 // explainDenial turns what a program printed when the sandbox stopped it
@@ -57,16 +64,25 @@ func explainDenial(stderr string, p *sandbox.Policy, root string) string {
 	if p == nil || p.Off() {
 		return ""
 	}
-	if m := deniedPath.FindStringSubmatch(stderr); m != nil {
-		path := m[1] + m[2] + m[3]
+	netOff := "blocked by the sandbox: the network is off for shell commands (sandbox.shell.network: true in your profile allows it)"
+	if !p.Network && tcpDenied.MatchString(stderr) {
+		return netOff
+	}
+	path := ""
+	if m := deniedAfter.FindStringSubmatch(stderr); m != nil {
+		path = m[1]
+	} else if m := deniedPath.FindStringSubmatch(stderr); m != nil {
+		path = m[1] + m[2] + m[3]
+	}
+	if path != "" {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(root, path)
 		}
 		path = filepath.Clean(path)
 		return "blocked by the sandbox: " + whyDenied(path, p)
 	}
-	if !p.Network && noNetwork.MatchString(stderr) {
-		return "blocked by the sandbox: the network is off for shell commands (they have a network of their own with only loopback; sandbox.shell.network: true in your profile allows it)"
+	if !p.Network && (noNetwork.MatchString(stderr) || (connecting.MatchString(stderr) && denied.MatchString(stderr))) {
+		return netOff
 	}
 	return ""
 }

@@ -4,8 +4,8 @@
 // in a re-exec of ollm itself between fork and the target's exec (a C
 // constructor, trampoline_linux.c, that runs before the Go runtime), plus a
 // user and mount namespace that makes the files deciding what ollm trusts
-// read-only and, with the network off, a network namespace of its own. The
-// ollm process itself is never restricted.
+// read-only and, for full network isolation, a network namespace of its
+// own. The ollm process itself is never restricted.
 //
 // Policies are pure data (policy.go); Wrap rewrites an exec.Cmd to run
 // under one. Imports: the standard library, x/sys/unix and schema.

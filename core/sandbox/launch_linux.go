@@ -32,7 +32,7 @@ func (s Support) Describe() string {
 	}
 	ns := "user, mount and network namespaces"
 	if !s.UserNS {
-		ns = "no user namespaces (trust files inside the workspace are not made read-only; TCP is denied through Landlock, UDP is not)"
+		ns = "no user namespaces (trust files inside the workspace are not made read-only; without network only TCP is denied)"
 	}
 	return fmt.Sprintf("Landlock ABI %d, %s", s.ABI, ns)
 }
@@ -109,7 +109,7 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 		}
 		exe, _ = filepath.Abs(abs)
 	}
-	spec, err := encode(exe, p, s.UserNS)
+	spec, err := encode(exe, p, s)
 	if err != nil {
 		return err
 	}
@@ -119,13 +119,14 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 	cmd.Env = append(withoutKey(cmd.Env), envKey+"="+spec)
 	cmd.Path = "/proc/self/exe"
 	if s.UserNS {
-		namespaces(cmd, p)
+		namespaces(cmd, !p.Network && (p.Isolate || s.ABI < 4))
 	}
 	return nil
 }
 
 // encode writes the trampoline's spec (see trampoline_linux.c).
-func encode(exe string, p Policy, userNS bool) (string, error) {
+func encode(exe string, p Policy, s Support) (string, error) {
+	userNS := s.UserNS
 	var b strings.Builder
 	line := func(kind byte, path string) error {
 		if strings.ContainsAny(path, "\n\t\x00") {
@@ -150,6 +151,7 @@ func encode(exe string, p Policy, userNS bool) (string, error) {
 			return "", err
 		}
 	}
+	netns := !p.Network && userNS && (p.Isolate || s.ABI < 4)
 	if userNS {
 		b.WriteString("M\n")
 		for _, pr := range p.Protect {
@@ -162,25 +164,26 @@ func encode(exe string, p Policy, userNS bool) (string, error) {
 				return "", err
 			}
 		}
-		if !p.Network {
-			b.WriteString("L\n")
-		}
-	} else if !p.Network {
+	}
+	switch {
+	case netns:
+		b.WriteString("L\n")
+	case !p.Network:
 		b.WriteString("T\n")
 	}
 	return b.String(), nil
 }
 
 // namespaces asks for a user and mount namespace (and a network namespace
-// without network) mapping the caller's own ids; the trampoline keeps the
+// for full isolation, or where Landlock has no TCP rules) mapping the caller's own ids; the trampoline keeps the
 // capabilities it needs for its mounts and drops them before the exec.
-func namespaces(cmd *exec.Cmd, p Policy) {
+func namespaces(cmd *exec.Cmd, netns bool) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	a := cmd.SysProcAttr
 	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	if !p.Network {
+	if netns {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
 	uid, gid := os.Getuid(), os.Getgid()

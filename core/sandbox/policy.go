@@ -13,6 +13,9 @@ import (
 type Policy struct {
 	Preset  string   `json:"preset"`            // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
 	Network bool     `json:"network"`           // may use the network
+	// Isolate, without network: a network namespace of its own (no UDP,
+	// no DNS), not only Landlock's TCP rules.
+	Isolate bool `json:"isolate,omitempty"`
 	Read    []string `json:"read,omitempty"`    // hierarchies the process may read and execute
 	Write   []string `json:"write,omitempty"`   // hierarchies it may also write
 	Protect []string `json:"protect,omitempty"` // paths inside Write that stay read-only
@@ -32,7 +35,10 @@ func (p Policy) String() string {
 		return "no sandbox"
 	}
 	net := "network"
-	if !p.Network {
+	switch {
+	case !p.Network && p.Isolate:
+		net = "no network at all"
+	case !p.Network:
 		net = "no network"
 	}
 	return p.Preset + ", " + net
@@ -92,7 +98,7 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	if s.Network == nil {
 		s.Network = def.Network
 	}
-	p := Policy{Preset: s.Preset, Network: s.Network == nil || *s.Network}
+	p := Policy{Preset: s.Preset, Network: s.Network == nil || *s.Network, Isolate: s.Isolate || def.Isolate}
 	if p.Off() {
 		return p
 	}

@@ -177,6 +177,36 @@ func TestNetwork(t *testing.T) {
 	if out, err := b.run(t, schema.Sandbox{Network: &on}, "python3", "-c", connect); err != nil || strings.TrimSpace(out) != "hi" {
 		t.Errorf("network on: %v %q", err, out)
 	}
+
+	// Landlock stops TCP only: a datagram (DNS is one) leaves unless the
+	// sandbox isolates the network in a namespace of its own.
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	send := fmt.Sprintf("import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', %d))", udp.LocalAddr().(*net.UDPAddr).Port)
+	received := func() bool {
+		udp.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		buf := make([]byte, 8)
+		n, _, err := udp.ReadFrom(buf)
+		return err == nil && n == 1
+	}
+	if out, err := b.run(t, schema.Sandbox{Isolate: true}, "python3", "-c", send); err != nil {
+		t.Fatalf("isolated send: %v %s", err, out)
+	}
+	if received() {
+		t.Error("an isolated process reached the host's loopback over UDP")
+	}
+	if out, err := b.run(t, schema.Sandbox{}, "python3", "-c", send); err != nil {
+		t.Fatalf("send: %v %s", err, out)
+	}
+	if !received() {
+		t.Error("without isolate the datagram should leave (Landlock has no UDP rules); did the default change?")
+	}
+	if out, err := b.run(t, schema.Sandbox{Isolate: true}, "python3", "-c", connect); err == nil {
+		t.Errorf("isolated TCP connect worked: %s", out)
+	}
 }
 
 // go test of a small module and git commit work under the default shell

@@ -104,7 +104,7 @@ var rows = []row{
 	{Area: "store", What: "verify 50 unchanged store entries (20 files each) against ollm.lock at session start, warm fingerprint cache",
 		Measured: sel{"BenchmarkVerifyStore50/warm", "ns/op"}, Reference: &sel{"BenchmarkVerifyStore50/rehash", "ns/op"},
 		RefLabel: "the same with every entry hashed in full", Check: checkMax, Limit: 5 * ms, Target: "< 5 ms (#12)"},
-	{Area: "core/sandbox", What: "sandbox overhead per shell command (`bash -c true` under the default shell sandbox: Landlock, user, mount and network namespaces; median of paired differences)",
+	{Area: "core/sandbox", What: "sandbox overhead per shell command (`bash -c true` under the default shell sandbox: Landlock with TCP rules, user and mount namespaces; median of paired differences)",
 		Measured: sel{"BenchmarkShellOverhead", "median-overhead-µs"}, Reference: &sel{"BenchmarkShellOverhead", "median-µs"},
 		RefLabel: "bare `bash -c true`, median", Check: checkMax, Limit: 5 * ms, Target: "<= 5 ms (#13)"},
 	{Area: "profiles", What: "resolve a profile with 50 extensions (3 hooks, 2 MCP servers, 3 settings each) through CUE",

@@ -258,9 +258,9 @@ const notes = `## Reading the table
   entries of 20 files.
 - **Sandbox.** A bare and a sandboxed ` + "`bash -c true`" + ` alternate; the row is the
   median of the differences. The sandboxed one re-executes ollm's test
-  binary into new user, mount and network namespaces, where a C constructor
-  applies Landlock before the Go runtime starts; about 2 ms of it is the
-  kernel creating the network namespace (docs/notes/sandbox.md).
+  binary into new user and mount namespaces, where a C constructor applies
+  Landlock before the Go runtime starts (docs/notes/sandbox.md; a network
+  namespace, with ` + "`isolate`" + `, adds about 2 ms).
 - **MCP and connect rows** have no target in the issue; they are recorded
   with their reference.
 - **A slower day.** Process starts vary with what else the shared machine
