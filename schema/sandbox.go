@@ -11,8 +11,8 @@ const (
 // use the network, and extra paths to read or write. An empty field takes
 // the default of where it is used (Resolve in core/sandbox).
 type Sandbox struct {
-	Preset  string   `json:"preset,omitempty"`  // SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
-	Network *bool    `json:"network,omitempty"` // nil: the default
+	Preset  string `json:"preset,omitempty"`  // SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
+	Network *bool  `json:"network,omitempty"` // nil: the default
 	// Isolate, without network, gives the process a network namespace of
 	// its own: no UDP or DNS either, not only no TCP.
 	Isolate bool     `json:"isolate,omitempty"`

@@ -118,12 +118,12 @@ func TestShellSandboxCreatedTrustFileIsReported(t *testing.T) {
 func TestExplainDenial(t *testing.T) {
 	p := &sandbox.Policy{Preset: "workspace-write", Write: []string{"/ws", "/tmp"}, Read: []string{"/"}, Protect: []string{"/ws/ollm.cue"}}
 	for stderr, want := range map[string]string{
-		"sh: 1: cannot create /etc/x: Permission denied":                                     "write to /etc/x outside the workspace",
-		"PermissionError: [Errno 13] Permission denied: '/etc/x'":                             "write to /etc/x outside the workspace",
-		"rm: cannot remove 'ollm.cue': Device or resource busy":                               "/ws/ollm.cue decides what ollm trusts",
+		"sh: 1: cannot create /etc/x: Permission denied":                                       "write to /etc/x outside the workspace",
+		"PermissionError: [Errno 13] Permission denied: '/etc/x'":                              "write to /etc/x outside the workspace",
+		"rm: cannot remove 'ollm.cue': Device or resource busy":                                "/ws/ollm.cue decides what ollm trusts",
 		"  File \"x.py\", in create_connection\nPermissionError: [Errno 13] Permission denied": "the network is off",
-		"curl: (7) Failed to connect to 127.0.0.1 port 80: Permission denied":                "the network is off",
-		"curl: (6) Could not resolve host: example.invalid":                                   "the network is off",
+		"curl: (7) Failed to connect to 127.0.0.1 port 80: Permission denied":                  "the network is off",
+		"curl: (6) Could not resolve host: example.invalid":                                    "the network is off",
 		"all fine": "",
 	} {
 		got := explainDenial(stderr, p, "/ws")

@@ -11,11 +11,11 @@ import (
 
 // Policy is a resolved sandbox: concrete paths, no defaults left.
 type Policy struct {
-	Preset  string   `json:"preset"`            // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
-	Network bool     `json:"network"`           // may use the network
+	Preset  string `json:"preset"`  // schema.SandboxReadOnly | SandboxWorkspaceWrite | SandboxOff
+	Network bool   `json:"network"` // may use the network
 	// Isolate, without network: a network namespace of its own (no UDP,
 	// no DNS), not only Landlock's TCP rules.
-	Isolate bool `json:"isolate,omitempty"`
+	Isolate bool     `json:"isolate,omitempty"`
 	Read    []string `json:"read,omitempty"`    // hierarchies the process may read and execute
 	Write   []string `json:"write,omitempty"`   // hierarchies it may also write
 	Protect []string `json:"protect,omitempty"` // paths inside Write that stay read-only
