@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -129,8 +130,9 @@ func newCmdProfileValidate(f *Factory) *cobra.Command {
 		Use:   "validate",
 		Short: "Check every profile layer and extension manifest",
 		Long: `Validate evaluates every layer and manifest afresh (ignoring the cache) and
-prints each error with file:line:col. It exits with status 2 when the profile
-or any extension manifest is invalid, so CI can run it.`,
+prints each error with file:line:col, and reads the workspace's ollm.lock. It
+exits with status 2 when the profile, any extension manifest or the lock is
+invalid, so CI can run it.`,
 		Args:    noArgs,
 		Example: "  ollm profile validate\n  ollm profile validate --json",
 		RunE:    func(cmd *cobra.Command, args []string) error { return profileValidateRun(opts) },
@@ -167,6 +169,11 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 	default:
 		return err
 	}
+	lerr := checkLockFile(lo.Workspace)
+	if lerr != nil {
+		res.Valid = false
+		res.Errors = append(res.Errors, profiles.Diagnostic{Pos: lo.Workspace.Lock(), Message: lerr.Error()})
+	}
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, res); err != nil {
 			return err
@@ -180,11 +187,24 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 		return &ConfigError{Err: err}
 	}
 	printProblems(opts.IO.ErrOut, res.Problems)
+	if lerr != nil {
+		return &ConfigError{Err: lerr}
+	}
 	if !res.Valid {
 		return &ConfigError{Err: fmt.Errorf("profile is valid but some extensions are not (see above); they will be skipped")}
 	}
 	fmt.Fprintf(opts.IO.Out, "ok: %d layers, %d extensions\n", len(res.Layers), res.Extensions)
 	return nil
+}
+
+// checkLockFile reads the workspace's ollm.lock as `profile apply` will; a
+// missing lock is fine (apply writes it).
+func checkLockFile(ws store.Workspace) error {
+	if ws.Root == "" {
+		return nil
+	}
+	_, err := resolver.ReadLock(ws.Lock())
+	return err
 }
 
 // ProfileInitOptions are the options of `ollm profile init`.
