@@ -8,6 +8,7 @@ import (
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/format"
+	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
@@ -57,6 +58,87 @@ func AddSource(filename string, data []byte, name string, src schema.Source) ([]
 		return nil, fmt.Errorf("format %s: %w", filename, err)
 	}
 	return out, nil
+}
+
+// FindSource returns extensions.sources.<name> as the profile file
+// filename (bytes data) declares it and where ("file:line"); found is
+// false when it declares no source of that name. Fields that are not
+// plain strings are left empty.
+func FindSource(filename string, data []byte, name string) (src schema.Source, pos string, found bool, err error) {
+	if len(data) == 0 {
+		return src, "", false, nil
+	}
+	f, err := parser.ParseFile(filename, data, parser.ParseComments)
+	if err != nil {
+		return src, "", false, &Error{Diags: diagnostics(err, nil), Fix: "fix the syntax error, then run the command again"}
+	}
+	fld := findField(f.Decls, "extensions", "sources", name)
+	if fld == nil {
+		return src, "", false, nil
+	}
+	if lit, ok := fld.Value.(*ast.StructLit); ok {
+		for _, d := range lit.Elts {
+			kv, ok := d.(*ast.Field)
+			if !ok {
+				continue
+			}
+			bl, ok := kv.Value.(*ast.BasicLit)
+			if !ok || bl.Kind != token.STRING {
+				continue
+			}
+			v, err := literal.Unquote(bl.Value)
+			if err != nil {
+				continue
+			}
+			switch labelName(kv.Label) {
+			case "git":
+				src.Git = v
+			case "path":
+				src.Path = v
+			case "ref":
+				src.Ref = v
+			case "subdir":
+				src.Subdir = v
+			}
+		}
+	}
+	return src, lineOf(filename, fld), true, nil
+}
+
+// findField returns the field at path among decls, looking into every
+// struct of each name on the way (CUE allows a field to be declared
+// twice).
+func findField(decls []ast.Decl, path ...string) *ast.Field {
+	for _, d := range decls {
+		fld, ok := d.(*ast.Field)
+		if !ok || labelName(fld.Label) != path[0] {
+			continue
+		}
+		if len(path) == 1 {
+			return fld
+		}
+		if s, ok := fld.Value.(*ast.StructLit); ok {
+			if found := findField(s.Elts, path[1:]...); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
+}
+
+// SourceString is src as ollm prints it: git or path, @ref, //subdir.
+func SourceString(src schema.Source) string {
+	s := src.Git
+	if s == "" {
+		s = src.Path
+	}
+	if src.Subdir != "" {
+		s += "//" + src.Subdir
+	}
+	if src.Ref != "" {
+		s += "@" + src.Ref
+	}
+	return s
 }
 
 // sourceText is {git: "...", ref: "..."} with the fields that are set.

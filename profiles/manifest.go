@@ -2,7 +2,10 @@ package profiles
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +20,55 @@ const (
 	ManifestFile       = "manifest.json"
 	GeminiManifestFile = "gemini-extension.json"
 )
+
+// ErrNoManifest is an extension tree without a manifest at its top.
+var ErrNoManifest = errors.New("no manifest.json or gemini-extension.json at the top of the extension's folder")
+
+// ManifestError is a manifest that does not validate: every diagnostic,
+// positioned in File.
+type ManifestError struct {
+	File  string
+	Diags []Diagnostic
+}
+
+func (e *ManifestError) Error() string {
+	parts := make([]string, 0, len(e.Diags))
+	for _, d := range e.Diags {
+		if d.Pos == "" || isSchemaFile(d.Pos) {
+			d.Pos = e.File
+		}
+		parts = append(parts, d.String())
+	}
+	return "invalid manifest: " + strings.Join(parts, "\n  ")
+}
+
+// ValidateManifest checks the manifest at the top of the extension tree
+// dir as the loader will (schema, paths that stay inside the extension)
+// and returns the manifest's file name and contents. Positions name the manifest by its file name alone
+// (manifest.json:3:14), as it sits in its source, so that the resolver can
+// refuse a fetched tree before it enters the store. A tree without a
+// manifest is ErrNoManifest; an invalid one a *ManifestError.
+func ValidateManifest(dir string) (string, schema.Manifest, error) {
+	for _, f := range []struct{ name, format string }{{ManifestFile, "ollm"}, {GeminiManifestFile, "gemini"}} {
+		data, err := os.ReadFile(filepath.Join(dir, f.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return f.name, schema.Manifest{}, err
+		}
+		c, err := newCompiler()
+		if err != nil {
+			return f.name, schema.Manifest{}, err
+		}
+		m, diags := c.manifest(f.name, data, f.format)
+		if len(diags) > 0 {
+			return f.name, m, &ManifestError{File: f.name, Diags: diags}
+		}
+		return f.name, m, nil
+	}
+	return "", schema.Manifest{}, ErrNoManifest
+}
 
 // manifest validates one manifest file through the CUE schema and decodes
 // it. The diagnostics name the file and the position of each error.

@@ -49,6 +49,16 @@ type ApplyOptions struct {
 	DryRun       bool     // plan only: write nothing, fetch nothing
 	Update       []string // names to resolve afresh; "*" for all
 	NoGeneration bool     // `profile lock`: write the lock only
+	// LockHeld: the caller holds the workspace lock (LockWorkspace), as
+	// `ext add` does around its edit of ollm.cue, so Apply does not take it.
+	LockHeld bool
+}
+
+// LockWorkspace takes the lock that serialises every read-modify-write of
+// the workspace's ollm.cue and ollm.lock (apply, ext add, mcp add),
+// blocking until it is free. Call the returned function to release it.
+func LockWorkspace(home store.Home, ws store.Workspace) (func(), error) {
+	return store.Lock(home.WorkspaceLock(ws.Root))
 }
 
 // Plan is what an apply changes.
@@ -107,8 +117,8 @@ func (a *Applier) load(o profiles.Options) (*schema.Resolved, error) {
 func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error) {
 	ws, home := a.Options.Workspace, a.Options.Home
 	res := &Result{LockFile: ws.Lock(), DryRun: opts.DryRun}
-	if !opts.DryRun {
-		unlock, err := store.Lock(home.WorkspaceLock(ws.Root))
+	if !opts.DryRun && !opts.LockHeld {
+		unlock, err := LockWorkspace(home, ws)
 		if err != nil {
 			return nil, err
 		}
@@ -462,7 +472,8 @@ func (a *Applier) Check() ([]Change, *schema.Lock, error) {
 }
 
 // ManifestName fetches a git source into a scratch directory (nothing
-// enters the store) and returns the name its manifest declares.
+// enters the store), validates its manifest and returns the name it
+// declares. An invalid manifest is a *profiles.ManifestError.
 func (r *Resolver) ManifestName(ctx context.Context, src schema.Source) (string, error) {
 	commit, err := r.Git.Resolve(ctx, src.Git, src.Ref)
 	if err != nil {
@@ -477,8 +488,8 @@ func (r *Resolver) ManifestName(ctx context.Context, src schema.Source) (string,
 		return "", err
 	}
 	name, err := ManifestName(t.Tree())
-	if errors.Is(err, errNoManifest) {
-		return "", fmt.Errorf("no manifest.json or gemini-extension.json at the top of %s (commit %s); pass --subdir for an extension in a folder", src.Git, short(commit))
+	if errors.Is(err, ErrNoManifest) {
+		return "", fmt.Errorf("%w: no manifest.json or gemini-extension.json at the top of %s (commit %s); pass --subdir for an extension in a folder", ErrNoManifest, src.Git, short(commit))
 	}
 	return name, err
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -49,7 +50,27 @@ func ReadLock(path string) (*schema.Lock, error) {
 	if l.Version != schema.LockVersion {
 		return nil, &LockError{File: path, Err: fmt.Errorf("lock version %d, this ollm reads version %d", l.Version, schema.LockVersion)}
 	}
+	if err := checkHashes(&l); err != nil {
+		return nil, &LockError{File: path, Err: err}
+	}
 	return &l, nil
+}
+
+// checkHashes refuses a source entry whose hash uses an algorithm this
+// ollm does not compute (only h1:). A malformed h1: value is left to the
+// store, which treats it as an entry it does not hold.
+func checkHashes(l *schema.Lock) error {
+	for _, sec := range []struct {
+		name    string
+		entries []schema.LockedSource
+	}{{"profiles", l.Profiles}, {"extensions", l.Extensions}} {
+		for _, e := range sec.entries {
+			if !strings.HasPrefix(e.Hash, "h1:") {
+				return fmt.Errorf("%s: %s: unknown hash algorithm in %q (this ollm computes h1: hashes)", sec.name, e.Name, e.Hash)
+			}
+		}
+	}
+	return nil
 }
 
 // MarshalLock returns the canonical bytes of l: entries sorted, the

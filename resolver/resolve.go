@@ -2,7 +2,6 @@ package resolver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -197,12 +197,35 @@ func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, u
 	}
 	if err := r.Git.Export(ctx, url, e.Commit, e.Subdir, t.Tree()); err != nil {
 		t.Discard()
+		var re *RefError
+		if keep && errors.As(err, &re) && re.Ref == e.Commit {
+			return e, r.rewritten(w, e, url)
+		}
 		return e, r.sourceErr(w, e, err, fixFor(w, err))
 	}
 	if keep && e.Ref != "" && !IsCommit(e.Ref) {
 		r.checkMoved(ctx, w, e, url)
 	}
 	return r.commit(w, e, t)
+}
+
+// ErrHistoryRewritten is a locked commit its source no longer has.
+var ErrHistoryRewritten = errors.New("history rewritten")
+
+// rewritten is the error for a locked commit that is gone from its
+// source: the lock is right about what was reviewed, the source changed
+// under it, so only an explicit update may move it.
+func (r *Resolver) rewritten(w Want, e schema.LockedSource, url string) error {
+	ref := e.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	fix := fmt.Sprintf("run `ollm ext update %s` to lock what %s names now, review the change, and commit ollm.lock", w.Name, ref)
+	if w.Kind == KindProfile {
+		fix = fmt.Sprintf("run `ollm profile lock --update %s` to lock what %s names now, review the change, and commit ollm.lock", w.Name, ref)
+	}
+	err := fmt.Errorf("%w: ollm.lock pins commit %s, which %s no longer has (a force-push or a deleted branch or tag)", ErrHistoryRewritten, short(e.Commit), url)
+	return r.sourceErr(w, e, err, fix)
 }
 
 // checkMoved reports a ref that names another commit now than when it
@@ -323,72 +346,67 @@ func (r *Resolver) sourceErr(w Want, e schema.LockedSource, err error, fix strin
 
 // fixFor suggests the command that fixes a fetch error.
 func fixFor(w Want, err error) string {
-	var re *RefError
+	var (
+		re *RefError
+		me *profiles.ManifestError
+	)
 	switch {
 	case errors.As(err, &re):
 		return fmt.Sprintf("set an existing ref for %s in ollm.cue, or run `ollm ext update %s` if the locked commit is gone", w.Name, w.Name)
-	case errors.Is(err, errNoManifest), errors.Is(err, errNameMismatch):
+	case errors.As(err, &me):
+		return fmt.Sprintf("fix %s in the extension's source (or pin a ref whose manifest is valid), then run the command again; nothing was written", me.File)
+	case errors.Is(err, ErrNoManifest), errors.Is(err, ErrNameMismatch):
 		return fmt.Sprintf("point extensions.sources.%s at the extension's folder (subdir) or rename it to the manifest's name", w.Name)
-	case w.Kind == KindProfile:
-		return "check the URL and your network or credentials, then run `ollm profile apply`"
 	default:
 		return "check the URL and your network or credentials, then run `ollm profile apply`"
 	}
 }
 
 var (
-	errNoManifest   = errors.New("no manifest")
-	errNameMismatch = errors.New("name mismatch")
+	// ErrNoManifest is a fetched tree without the file its kind needs: a
+	// manifest for an extension, an ollm.cue for a team profile.
+	ErrNoManifest = errors.New("no manifest")
+	// ErrNameMismatch is a manifest that names the extension otherwise
+	// than the profile does.
+	ErrNameMismatch = errors.New("name mismatch")
 )
 
 // checkTree makes sure a fetched tree is what its kind needs: an
-// extension has a manifest whose name is the one the profile uses; a team
-// profile has an ollm.cue.
+// extension has a manifest that validates (profiles.ValidateManifest, the
+// loader's own check) and whose name is the one the profile uses; a team
+// profile has an ollm.cue. It runs before the tree enters the store.
 func checkTree(w Want, dir string) error {
 	if w.Kind == KindProfile {
 		if _, err := os.Stat(filepath.Join(dir, store.ProfileFileName)); err != nil {
-			return fmt.Errorf("%w: no %s at the top of the team profile's folder", errNoManifest, store.ProfileFileName)
+			return fmt.Errorf("%w: no %s at the top of the team profile's folder", ErrNoManifest, store.ProfileFileName)
 		}
 		return nil
 	}
-	for _, f := range []string{"manifest.json", "gemini-extension.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, f))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		var m struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			return fmt.Errorf("%s: %v", f, err)
-		}
-		if m.Name != w.Name {
-			return fmt.Errorf("%w: its %s names it %q but the profile calls it %q", errNameMismatch, f, m.Name, w.Name)
-		}
-		return nil
+	file, m, err := validateManifest(dir)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%w: no manifest.json or gemini-extension.json at the top of the extension's folder", errNoManifest)
+	if m.Name != w.Name {
+		return fmt.Errorf("%w: its %s names it %q but the profile calls it %q", ErrNameMismatch, file, m.Name, w.Name)
+	}
+	return nil
 }
 
-// ManifestName reads the name from an extension tree's manifest.
-func ManifestName(dir string) (string, error) {
-	for _, f := range []string{"manifest.json", "gemini-extension.json"} {
-		data, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			continue
-		}
-		var m struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(data, &m); err != nil {
-			return "", fmt.Errorf("%s: %v", f, err)
-		}
-		return m.Name, nil
+// validateManifest is profiles.ValidateManifest with a missing manifest
+// as ErrNoManifest.
+func validateManifest(dir string) (string, schema.Manifest, error) {
+	file, m, err := profiles.ValidateManifest(dir)
+	if errors.Is(err, profiles.ErrNoManifest) {
+		return "", m, fmt.Errorf("%w: %v", ErrNoManifest, err)
 	}
-	return "", errNoManifest
+	return file, m, err
+}
+
+// ManifestName validates the manifest of an extension tree and returns
+// the name it declares.
+func ManifestName(dir string) (string, error) {
+	_, m, err := validateManifest(dir)
+	return m.Name, err
 }
 
 // copyTree copies the regular files of src (without a top-level .git)

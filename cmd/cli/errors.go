@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/store"
 )
 
@@ -62,6 +64,7 @@ func exitCodeFor(err error) ExitCode {
 		be *BlockedError
 		si *SilentError
 		te *store.TamperedError // a store entry changed after install, wherever it was loaded
+		ck *store.ChecksumError // a fetched tree differs from the lock
 	)
 	switch {
 	case err == nil:
@@ -70,13 +73,29 @@ func exitCodeFor(err error) ExitCode {
 		return si.Code
 	case errors.Is(err, ErrCancelled):
 		return ExitCancelled
-	case errors.As(err, &se), errors.As(err, &te):
+	case errors.As(err, &se), errors.As(err, &te), errors.As(err, &ck):
 		return ExitSecurity
-	case errors.As(err, &fe), errors.As(err, &ce):
+	case errors.As(err, &fe), errors.As(err, &ce), isConfig(err):
 		return ExitConfig
 	case errors.As(err, &be):
 		return ExitBlocked
 	default:
 		return ExitError
 	}
+}
+
+// isConfig reports the errors of other packages that mean an invalid
+// configuration (exit 2), wherever they surface: a profile or manifest that
+// does not validate, a missing manifest, a manifest whose name disagrees
+// with the profile, an unreadable, malformed or stale lock.
+func isConfig(err error) bool {
+	var (
+		pe *profiles.Error
+		me *profiles.ManifestError
+		le *resolver.LockError
+		st *resolver.StaleError
+	)
+	return errors.As(err, &pe) || errors.As(err, &me) || errors.As(err, &le) || errors.As(err, &st) ||
+		errors.Is(err, resolver.ErrNoManifest) || errors.Is(err, resolver.ErrNameMismatch) ||
+		errors.Is(err, resolver.ErrChangedSinceLock)
 }

@@ -19,13 +19,14 @@ import (
 
 // ExtAddOptions are the options of `ollm ext add`.
 type ExtAddOptions struct {
-	Deps   ResolveDeps
-	Getwd  func() (string, error)
-	Arg    string
-	Name   string
-	Ref    string
-	Subdir string
-	JSON   bool
+	Deps    ResolveDeps
+	Getwd   func() (string, error)
+	Arg     string
+	Name    string
+	Ref     string
+	Subdir  string
+	JSON    bool
+	Replace bool
 }
 
 func newCmdExtAdd(f *Factory) *cobra.Command {
@@ -38,7 +39,14 @@ needed) through the CUE syntax tree, so comments and formatting survive, then
 locks and applies the profile. NAME defaults to the name in the extension's
 manifest. The URL may be https, ssh (git@host:path), file:// or a local
 repository path; the ref a tag, a branch or a commit (default: the remote's
-HEAD). If the apply fails, ollm.cue is restored.`,
+HEAD).
+
+The extension's manifest is fetched and validated first: an invalid one is
+refused (exit 2) before anything is written. A source of the same name that
+ollm.cue already declares from elsewhere is refused (exit 2) unless
+--replace says to swap it. ollm.cue and ollm.lock are edited under the
+workspace lock, so concurrent adds and applies all take effect. If the apply
+fails, ollm.cue is restored.`,
 		Args: exactArgs(1),
 		Example: `  ollm ext add https://example.com/you/ollm-guard.git@v1.2.0
   ollm ext add git@example.com:team/tools.git --subdir extensions/lint --name lint
@@ -52,6 +60,7 @@ HEAD). If the apply fails, ollm.cue is restored.`,
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "ref to pin (instead of URL@ref)")
 	cmd.Flags().StringVar(&opts.Subdir, "subdir", "", "folder of the extension inside the repository")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the apply result as JSON")
+	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a source of the same name that ollm.cue already declares")
 	return cmd
 }
 
@@ -75,51 +84,38 @@ func isRemote(url string) bool {
 }
 
 func extAddRun(opts *ExtAddOptions) error {
-	url, ref := splitRef(opts.Arg)
-	if opts.Ref != "" {
-		ref = opts.Ref
-	}
 	lo, err := opts.Deps.Options()
 	if err != nil {
 		return err
 	}
 	ws := lo.Workspace
-	src := schema.Source{Git: url, Ref: ref, Subdir: opts.Subdir}
-	probe := src
-	if !isRemote(url) {
-		wd, err := opts.Getwd()
-		if err != nil {
-			return err
-		}
-		abs := url
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(wd, url)
-		}
-		probe.Git = abs
-		if rel, err := filepath.Rel(ws.Root, abs); err == nil {
-			src.Git = filepath.ToSlash(rel)
-			if !strings.HasPrefix(src.Git, ".") {
-				src.Git = "./" + src.Git
-			}
-		}
+	src, probe, err := extAddSource(opts, ws)
+	if err != nil {
+		return err
 	}
 	a, err := opts.Deps.applier()
 	if err != nil {
 		return err
 	}
-	name := opts.Name
-	if name == "" {
-		if name, err = a.Resolver.ManifestName(opts.Deps.Context, probe); err != nil {
-			return fmt.Errorf("ext add %s: %w\n  fix: check the URL and ref, or pass --name and --subdir", opts.Arg, err)
-		}
+	name, err := extAddName(opts, a, probe)
+	if err != nil {
+		return err
 	}
+	unlock, err := resolver.LockWorkspace(lo.Home, ws)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	restore, err := editProfile(ws, func(data []byte) ([]byte, error) {
+		if err := checkTaken(ws.Profile(), data, name, src, opts.Replace); err != nil {
+			return nil, err
+		}
 		return profiles.AddSource(ws.Profile(), data, name, src)
 	})
 	if err != nil {
 		return err
 	}
-	res, err := opts.Deps.apply(a, resolver.ApplyOptions{Update: []string{name}})
+	res, err := opts.Deps.apply(a, resolver.ApplyOptions{Update: []string{name}, LockHeld: true})
 	if err != nil {
 		if rerr := restore(); rerr != nil {
 			fmt.Fprintf(opts.Deps.IO.ErrOut, "warning: could not restore %s: %v\n", ws.Profile(), rerr)
@@ -132,6 +128,64 @@ func extAddRun(opts *ExtAddOptions) error {
 		fmt.Fprintf(opts.Deps.IO.Out, "added extension %s to %s\n", name, ws.Profile())
 	}
 	return opts.Deps.report(res, opts.JSON)
+}
+
+// extAddSource is the source ollm.cue gets (a local path relative to the
+// workspace) and the one to probe now (absolute).
+func extAddSource(opts *ExtAddOptions, ws store.Workspace) (src, probe schema.Source, err error) {
+	url, ref := splitRef(opts.Arg)
+	if opts.Ref != "" {
+		ref = opts.Ref
+	}
+	src = schema.Source{Git: url, Ref: ref, Subdir: opts.Subdir}
+	probe = src
+	if isRemote(url) {
+		return src, probe, nil
+	}
+	wd, err := opts.Getwd()
+	if err != nil {
+		return src, probe, err
+	}
+	abs := url
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(wd, url)
+	}
+	probe.Git = abs
+	if rel, err := filepath.Rel(ws.Root, abs); err == nil {
+		src.Git = filepath.ToSlash(rel)
+		if !strings.HasPrefix(src.Git, ".") {
+			src.Git = "./" + src.Git
+		}
+	}
+	return src, probe, nil
+}
+
+// extAddName fetches the source into a scratch directory and validates its
+// manifest before anything is written; the name is the manifest's, and
+// --name must agree with it.
+func extAddName(opts *ExtAddOptions, a *resolver.Applier, probe schema.Source) (string, error) {
+	name, err := a.Resolver.ManifestName(opts.Deps.Context, probe)
+	var me *profiles.ManifestError
+	switch {
+	case errors.As(err, &me):
+		return "", &ConfigError{Err: fmt.Errorf("ext add %s: %w\n  fix: fix %s in the extension's source, or pin a ref whose manifest is valid; nothing was written", opts.Arg, err, me.File)}
+	case err != nil:
+		return "", fmt.Errorf("ext add %s: %w\n  fix: check the URL and ref, or pass --name and --subdir", opts.Arg, err)
+	case opts.Name != "" && opts.Name != name:
+		return "", &ConfigError{Err: fmt.Errorf("ext add %s: %w: its manifest names it %q but --name says %q\n  fix: drop --name, or pass --name %s", opts.Arg, resolver.ErrNameMismatch, name, opts.Name, name)}
+	}
+	return name, nil
+}
+
+// checkTaken refuses to swap a source of the same name that ollm.cue
+// declares from elsewhere, unless replace is set.
+func checkTaken(file string, data []byte, name string, src schema.Source, replace bool) error {
+	old, pos, found, err := profiles.FindSource(file, data, name)
+	if err != nil || !found || replace || old == src {
+		return err
+	}
+	return &ConfigError{Err: fmt.Errorf("extension %s is already declared at %s from %s; %s declares the same name\n  fix: pass --replace to swap %s for %s, or remove it from %s first",
+		name, pos, profiles.SourceString(old), profiles.SourceString(src), profiles.SourceString(old), profiles.SourceString(src), file)}
 }
 
 // editProfile rewrites the workspace's ollm.cue with edit and returns a
