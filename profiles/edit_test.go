@@ -80,3 +80,31 @@ func loadProfileBytes(t *testing.T, data []byte) schema.Profile {
 	}
 	return r.Profile
 }
+
+func TestFindSource(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     schema.Source
+		pos      string
+		found    bool
+	}{
+		{"empty file", "", schema.Source{}, "", false},
+		{"absent", "model: name: \"m\"\n", schema.Source{}, "", false},
+		{"short form", "extensions: sources: guard: {git: \"../g\", ref: \"v1\"}\n", schema.Source{Git: "../g", Ref: "v1"}, "ollm.cue:1", true},
+		{"second declaration", "extensions: autoEnable: true\nextensions: sources: {\n\tz: {path: \"z\"}\n\tguard: {path: \"./x\", subdir: \"a/b\"}\n}\n",
+			schema.Source{Path: "./x", Subdir: "a/b"}, "ollm.cue:4", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, pos, found, err := FindSource("ollm.cue", []byte(tc.in), "guard")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src != tc.want || pos != tc.pos || found != tc.found {
+				t.Fatalf("got %+v %q %v, want %+v %q %v", src, pos, found, tc.want, tc.pos, tc.found)
+			}
+		})
+	}
+	if _, _, _, err := FindSource("ollm.cue", []byte("extensions: {"), "guard"); err == nil {
+		t.Fatal("a syntax error was accepted")
+	}
+}
