@@ -12,7 +12,9 @@ import (
 
 // The README's exit codes, checked against the errors that carry them.
 func TestExitCodeFor(t *testing.T) {
-	src := func(err error) error { return &resolver.SourceError{Kind: resolver.KindExtension, Name: "guard", Err: err} }
+	src := func(err error) error {
+		return &resolver.SourceError{Kind: resolver.KindExtension, Name: "guard", Err: err}
+	}
 	for _, tc := range []struct {
 		name string
 		err  error
