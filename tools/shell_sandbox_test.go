@@ -35,7 +35,7 @@ func sandboxFixture(t *testing.T) (f *fixture, outside, key string) {
 	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, sandbox.Env{Workspace: ws, Home: home, Getenv: func(string) string { return "" }})
+	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, sandbox.Env{Workspace: ws, Home: home, Temp: []string{filepath.Join(base, "tmp")}, Getenv: func(string) string { return "" }})
 	f = newFixture(t, func(c *Config) {
 		c.Root, c.Sandbox = ws, &p
 		c.Tools.Shell = schema.Shell{Timeout: 60000}

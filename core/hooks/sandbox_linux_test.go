@@ -50,7 +50,7 @@ func newSandboxBox(t *testing.T) *sbox {
 }
 
 func (b *sbox) env() sandbox.Env {
-	return sandbox.Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Getenv: func(string) string { return "" }}
+	return sandbox.Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(filepath.Dir(b.ws), "tmp")}, Getenv: func(string) string { return "" }}
 }
 
 // policy is a Sandbox option resolving s over the hooks' default.

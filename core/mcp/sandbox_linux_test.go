@@ -47,7 +47,7 @@ func newSandboxBox(t *testing.T) *sbox {
 }
 
 func (b *sbox) env() sandbox.Env {
-	return sandbox.Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Getenv: func(string) string { return "" }}
+	return sandbox.Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(filepath.Dir(b.ws), "tmp")}, Getenv: func(string) string { return "" }}
 }
 
 // options runs every stdio server under s over the MCP default.

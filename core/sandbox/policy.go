@@ -54,6 +54,10 @@ type Env struct {
 	DenyRead []string
 	// Read are extra paths to read, e.g. an extension's own directory.
 	Read []string
+	// Temp are the temporary directories workspace-write may write; nil
+	// means /tmp, /var/tmp, /dev/shm and $TMPDIR. Tests whose checkout
+	// may lie under /tmp name their own.
+	Temp []string
 }
 
 // Defaults for what declares no sandbox of its own.
@@ -206,8 +210,15 @@ func writable(env Env) []string {
 	if env.Workspace != "" {
 		out = append(out, env.Workspace)
 	}
-	out = append(out, "/tmp", "/var/tmp", "/dev/shm")
-	for _, v := range []string{"TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "npm_config_cache", "XDG_CACHE_HOME", "CARGO_HOME", "PIP_CACHE_DIR"} {
+	if env.Temp != nil {
+		out = append(out, env.Temp...)
+	} else {
+		out = append(out, "/tmp", "/var/tmp", "/dev/shm")
+		if t := get("TMPDIR"); filepath.IsAbs(t) {
+			out = append(out, t)
+		}
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "npm_config_cache", "XDG_CACHE_HOME", "CARGO_HOME", "PIP_CACHE_DIR"} {
 		if x := get(v); x != "" {
 			for _, part := range filepath.SplitList(x) {
 				if filepath.IsAbs(part) {

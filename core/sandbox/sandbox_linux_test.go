@@ -54,7 +54,7 @@ func newBox(t *testing.T) *box {
 }
 
 func (b *box) env() Env {
-	return Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Getenv: func(k string) string {
+	return Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(b.root, "tmp")}, Getenv: func(k string) string {
 		switch k {
 		case "GOCACHE", "GOMODCACHE", "GOPATH":
 			out, _ := exec.Command("go", "env", k).Output()
