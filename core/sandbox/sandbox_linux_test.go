@@ -69,6 +69,11 @@ func (b *box) run(t *testing.T, s schema.Sandbox, argv ...string) (string, error
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = b.ws
+	tmp := filepath.Join(b.root, "tmp") // the only temporary directory the box may write
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	if err := Wrap(cmd, Resolve(s, ShellDefault, b.env())); err != nil {
 		t.Fatal(err)
 	}
