@@ -3,25 +3,14 @@ package tools
 import (
 	"path"
 	"strings"
+
+	"github.com/ollm/ollm/internal/secrets"
 )
 
 // secretName reports whether an environment variable's name looks like it
-// holds a secret: *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, *_PASS, *WEBHOOK*
-// and their kin.
-func secretName(name string) bool {
-	n := strings.ToUpper(name)
-	for _, suffix := range []string{"_TOKEN", "_KEY", "_PAT", "_APIKEY", "_CREDENTIALS", "_COOKIE", "_SESSION", "_PASS"} {
-		if strings.HasSuffix(n, suffix) {
-			return true
-		}
-	}
-	for _, part := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY", "APIKEY", "ACCESS_KEY", "AUTH_TOKEN", "WEBHOOK"} {
-		if strings.Contains(n, part) {
-			return true
-		}
-	}
-	return n == "TOKEN" || n == "KEY"
-}
+// holds a secret (*_TOKEN, *_KEY, *SECRET*, *PASSWORD*, *_PASS, *WEBHOOK*
+// and their kin): the same rules as every redaction (internal/secrets).
+func secretName(name string) bool { return secrets.LooksSecret(name) }
 
 // secretValue reports whether a variable's value holds a URL with a
 // password in it, scheme://user:password@host, whatever the name

@@ -21,12 +21,18 @@ const MinLen = 4
 // '-' versus '_' do not matter.
 func LooksSecret(name string) bool {
 	n := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
-	for _, s := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTHORIZATION", "APIKEY", "API_KEY", "COOKIE", "PRIVATE_KEY"} {
+	for _, s := range []string{"SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTHORIZATION", "APIKEY", "API_KEY", "COOKIE",
+		"PRIVATE_KEY", "ACCESS_KEY", "AUTH_TOKEN", "WEBHOOK"} {
 		if strings.Contains(n, s) {
 			return true
 		}
 	}
-	return n == "TOKEN" || strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_PAT")
+	for _, suffix := range []string{"_TOKEN", "_KEY", "_PAT", "_PASS", "_SESSION"} {
+		if strings.HasSuffix(n, suffix) {
+			return true
+		}
+	}
+	return n == "TOKEN" || n == "KEY"
 }
 
 // Redact replaces the secrets in s. A secret of MinLen characters or more
