@@ -461,7 +461,7 @@ func (s *hookSet) engine() *hooks.Engine {
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
 		LogDir:    s.home.Logs(),
 		Approvals: hooks.FileApprovals{Path: s.home.TrustedHooks()},
-		Sandbox:   hookSandbox(newSandboxEnv(s.getenv, s.ws.Root, g, s.home), g),
+		Sandbox:   hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, newSandboxEnv(s.getenv, s.ws.Root, g, s.home)),
 
 		SandboxRequired: g.Profile.Sandbox.Required,
 	})

@@ -277,7 +277,7 @@ func (rt *Runtime) install(l *loaded) []string {
 		LogDir:    rt.Home.Logs(),
 		Approvals: hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:   rt.opts.ApproveHook,
-		Sandbox:   hookSandbox(newSandboxEnv(rt.f.Getenv, rt.Workspace.Root, g, rt.Home), g),
+		Sandbox:   hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, newSandboxEnv(rt.f.Getenv, rt.Workspace.Root, g, rt.Home)),
 
 		SandboxRequired: g.Profile.Sandbox.Required,
 	}))

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -38,15 +37,6 @@ func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, 
 	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead}
 }
 
-// hookSandbox gives each hook its policy: its own sandbox or its
-// extension's permissions, else the profile's sandbox.hooks, else
-// sandbox.ProcessDefault.
-func hookSandbox(env sandbox.Env, r *schema.Resolved) func(*hooks.Hook) (sandbox.Policy, error) {
-	def := r.Profile.Sandbox.Hooks.WithDefaults(sandbox.ProcessDefault)
-	return func(h *hooks.Hook) (sandbox.Policy, error) {
-		return sandbox.Resolve(h.Sandbox, def, env), nil
-	}
-}
 
 // shellPolicy is the shell tool's sandbox under the profile.
 func shellPolicy(f *Factory, r *schema.Resolved, home store.Home) *sandbox.Policy {

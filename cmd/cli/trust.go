@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -170,7 +171,7 @@ func printTrustPlan(w io.Writer, s *hookSet) {
 		if x.Scope != schema.ScopeWorkspace && x.Scope != schema.ScopeStore {
 			continue
 		}
-		line("extension  %-24s %s (%s)", x.Name, x.Dir, x.Scope)
+		line("extension  %-24s %s (%s; sandbox %s)", x.Name, x.Dir, x.Scope, permissionsText(x.Manifest.Permissions))
 		for _, name := range sortedKeys(x.Manifest.MCPServers) {
 			srv := x.Manifest.MCPServers[name]
 			line("mcp server %-24s %s", x.Name+"/"+name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
@@ -218,4 +219,26 @@ func trustRevokeRun(opts *TrustOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "revoked the approval of workspace %s (%d hook approvals removed)\n", s.ws.Root, n)
 	return nil
+}
+
+// permissionsText is what an extension asks its hooks and servers to run
+// with, as the plan shows it: the approval covers it.
+func permissionsText(p *schema.Sandbox) string {
+	if p == nil || p.IsZero() {
+		return "default"
+	}
+	parts := []string{cmp.Or(p.Preset, "default preset")}
+	if p.Network != nil {
+		parts = append(parts, map[bool]string{true: "network", false: "no network"}[*p.Network])
+	}
+	if p.Isolate {
+		parts = append(parts, "isolated")
+	}
+	for _, r := range p.Read {
+		parts = append(parts, "read "+r)
+	}
+	for _, w := range p.Write {
+		parts = append(parts, "write "+w)
+	}
+	return strings.Join(parts, ", ")
 }

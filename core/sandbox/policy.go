@@ -154,6 +154,14 @@ func readable(env Env) ([]string, []string) {
 	for _, d := range env.DenyRead {
 		deny = append(deny, absPath(d, env))
 	}
+	// A secret location that is a symlink (~/.ssh -> ~/dotfiles/ssh) is
+	// denied where it leads too: the rules name paths, the kernel follows
+	// the link.
+	for _, d := range deny {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+			deny = append(deny, real)
+		}
+	}
 	return AllowExcept("/", deny, env.Workspace), deny
 }
 

@@ -390,3 +390,26 @@ func TestWorkspaceInsideADeniedDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A secret location that is a symlink is hidden where it leads too.
+func TestSymlinkedSecretLocation(t *testing.T) {
+	b := newBox(t)
+	dot := filepath.Join(b.home, "dotfiles", "ssh")
+	if err := os.MkdirAll(dot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dot, "id_ed25519"), []byte("LINKED KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(b.home, ".ssh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dot, filepath.Join(b.home, ".ssh")); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(b.home, ".ssh", "id_ed25519"), filepath.Join(dot, "id_ed25519")} {
+		if out, _ := b.run(t, schema.Sandbox{}, "cat", path); strings.Contains(out, "LINKED KEY") {
+			t.Errorf("read %s: %s", path, out)
+		}
+	}
+}
