@@ -37,7 +37,6 @@ func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, 
 	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead}
 }
 
-
 // shellPolicy is the shell tool's sandbox under the profile.
 func shellPolicy(f *Factory, r *schema.Resolved, home store.Home) *sandbox.Policy {
 	p := sandbox.Resolve(r.Profile.Sandbox.Shell, sandbox.ShellDefault, sandboxEnv(f, r, home))
