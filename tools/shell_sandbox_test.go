@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/core/sandbox/sandboxtest"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 )
@@ -18,30 +19,19 @@ import (
 // workspace-write may write.
 func sandboxFixture(t *testing.T) (f *fixture, outside, key string) {
 	t.Helper()
-	if !sandbox.Probe().Available() {
-		t.Fatalf("this machine cannot sandbox: %s", sandbox.Probe().Reason)
-	}
-	wd, _ := os.Getwd()
-	base, err := os.MkdirTemp(wd, ".sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	ws, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
-	outside, key = filepath.Join(base, "outside"), filepath.Join(home, ".ssh", "id_rsa")
-	for _, d := range []string{ws, outside, filepath.Dir(key)} {
-		mustMkdir(t, d)
-	}
+	b := sandboxtest.New(t)
+	key = filepath.Join(b.Home, ".ssh", "id_rsa")
+	mustMkdir(t, filepath.Dir(key))
 	if err := os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, sandbox.Env{Workspace: ws, Home: home, Temp: []string{filepath.Join(base, "tmp")}, Getenv: func(string) string { return "" }})
+	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())
 	f = newFixture(t, func(c *Config) {
-		c.Root, c.Sandbox = ws, &p
+		c.Root, c.Sandbox = b.WS, &p
 		c.Tools.Shell = schema.Shell{Timeout: 60000}
 	})
-	f.root = ws
-	return f, outside, key
+	f.root = b.WS
+	return f, b.Outside, key
 }
 
 // The model sees why the sandbox stopped a command, and which sandbox it

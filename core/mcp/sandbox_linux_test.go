@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/core/sandbox/sandboxtest"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -20,34 +21,12 @@ import (
 // may write (see newBox in core/sandbox).
 type sbox struct {
 	root, ws, home, ollmHome, outside string
+	env                               func() sandbox.Env
 }
 
 func newSandboxBox(t *testing.T) *sbox {
-	t.Helper()
-	if s := sandbox.Probe(); !s.Available() {
-		t.Fatalf("this machine cannot sandbox: %s (the project's machines have Landlock; see docs/security.md)", s.Reason)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp(wd, ".sandbox-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	b := &sbox{root: root, ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home"),
-		ollmHome: filepath.Join(root, "ollm-home"), outside: filepath.Join(root, "outside")}
-	for _, d := range []string{b.ws, b.home, b.ollmHome, b.outside} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
-
-func (b *sbox) env() sandbox.Env {
-	return sandbox.Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(filepath.Dir(b.ws), "tmp")}, Getenv: func(string) string { return "" }}
+	x := sandboxtest.New(t)
+	return &sbox{root: x.Root, ws: x.WS, home: x.Home, ollmHome: x.OllmHome, outside: x.Outside, env: x.Env}
 }
 
 // options runs every stdio server under s over the MCP default.
