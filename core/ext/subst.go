@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -24,10 +25,18 @@ func Substitute(s, extDir, workspace string) string {
 }
 
 // Prepare returns a copy of ext with the variables substituted in its
-// hooks and MCP servers, and relative server paths (command, cwd) resolved
+// hooks and MCP servers (also ${extensionDataPath}, its .ollm/data/<name>
+// in the workspace, the one place under .ollm/ its processes may write),
+// and relative server paths (command, cwd) resolved
 // against the extension root. The input is not changed.
 func Prepare(ext schema.Extension, workspace string) schema.Extension {
-	sub := func(s string) string { return Substitute(s, ext.Dir, workspace) }
+	data := sandbox.ExtensionData(workspace, ext.Name)
+	sub := func(s string) string {
+		if data != "" {
+			s = strings.ReplaceAll(s, "${extensionDataPath}", data)
+		}
+		return Substitute(s, ext.Dir, workspace)
+	}
 	subList := func(l []string) []string {
 		if l == nil {
 			return nil

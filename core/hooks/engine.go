@@ -291,6 +291,9 @@ func (e *Engine) env(h *Hook, ev Event) []string {
 		"OLLM_SESSION_ID="+e.opts.Session.ID, "OLLM_PROJECT_DIR="+cwd)
 	if h.Extension != "" {
 		env = append(env, "OLLM_EXTENSION="+h.Extension, "OLLM_EXTENSION_DIR="+h.Dir)
+		if d := sandbox.ExtensionData(cwd, h.Extension); d != "" {
+			env = append(env, "OLLM_EXTENSION_DATA="+d)
+		}
 	}
 	switch h.Dialect() {
 	case DialectClaude:

@@ -285,6 +285,13 @@ func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(*Hook) (sandbox
 		if !h.Sandbox.IsZero() {
 			decl = h.Sandbox
 		}
-		return sandbox.Resolve(decl, sandbox.ProcessDefault, env), nil
+		p := sandbox.Resolve(decl, sandbox.ProcessDefault, env)
+		if h.Extension != "" {
+			// its own .ollm/data/<name>, the one place under .ollm/ it writes
+			if err := p.AllowData(env.Workspace, sandbox.ExtensionData(env.Workspace, h.Extension)); err != nil {
+				return p, err
+			}
+		}
+		return p, nil
 	}
 }

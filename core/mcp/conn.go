@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 )
 
@@ -87,6 +88,9 @@ func (s Spec) vars(opts *Options) map[string]string {
 	}
 	if len(opts.Roots) > 0 {
 		v["workspacePath"] = opts.Roots[0]
+		if d := sandbox.ExtensionData(opts.Roots[0], s.Extension); s.Extension != "" && d != "" {
+			v["extensionDataPath"] = d
+		}
 	}
 	return v
 }

@@ -30,7 +30,14 @@ func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(Spec) (sandbox.
 		if d := s.DeclaredSandbox(); d != nil {
 			decl = *d
 		}
-		return sandbox.Resolve(decl, sandbox.ProcessDefault, env), nil
+		p := sandbox.Resolve(decl, sandbox.ProcessDefault, env)
+		if s.Extension != "" {
+			// its own .ollm/data/<name>, the one place under .ollm/ it writes
+			if err := p.AllowData(env.Workspace, sandbox.ExtensionData(env.Workspace, s.Extension)); err != nil {
+				return p, err
+			}
+		}
+		return p, nil
 	}
 }
 

@@ -159,6 +159,11 @@ func encode(exe string, p Policy, s Support) (string, error) {
 				return "", err
 			}
 		}
+		for _, d := range p.Data {
+			if err := line('D', d); err != nil {
+				return "", err
+			}
+		}
 		for _, h := range p.Hide {
 			if err := line('H', h); err != nil {
 				return "", err

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,9 @@ type Policy struct {
 	Read    []string `json:"read,omitempty"`    // hierarchies the process may read and execute
 	Write   []string `json:"write,omitempty"`   // hierarchies it may also write
 	Protect []string `json:"protect,omitempty"` // paths inside Write that stay read-only
+	// Data are directories inside a protected path the process may still
+	// write: an extension's own data directory under .ollm/data.
+	Data []string `json:"data,omitempty"`
 	// Hide are secret paths inside a readable or writable hierarchy that
 	// an allow-list cannot leave out (a secret inside the workspace, or the
 	// workspace inside a denied path): an empty read-only mount covers each.
@@ -85,11 +89,59 @@ var secretPaths = []string{
 var ollmSecrets = []string{"auth", "tokens", "state/store-verify.key", "sessions"}
 
 // protectedNames are the files in the workspace that decide what ollm
-// trusts and runs: never writable from inside. Of .ollm/ only the
-// extensions decide what runs; the rest is data (memory, todos, the notes
-// and logs extensions keep there). A trust file created where none was
-// changes the workspace digest, so it waits for a new approval.
-var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm/extensions", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+// or git trusts and runs: never writable from inside. All of .ollm/ is
+// protected (extensions, skills, hook scripts, memory); an extension
+// keeps its data in its own .ollm/data/<name> (ExtensionData). A path
+// that does not exist when the process starts cannot be mounted over; a
+// trust file created there changes the workspace digest, so ollm holds it
+// back until the workspace is approved again (docs/security.md).
+var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+
+// ExtensionData is the directory an extension's hooks and servers may
+// write inside the workspace's protected .ollm/: .ollm/data/<name>. It is
+// "" without a workspace or for a name that is not one path element.
+func ExtensionData(workspace, ext string) string {
+	if workspace == "" || ext == "" || ext == "." || ext == ".." || strings.ContainsAny(ext, "/\\\x00") {
+		return ""
+	}
+	return filepath.Join(workspace, ".ollm", "data", ext)
+}
+
+// AllowData creates dir (an ExtensionData directory) and lets p write it,
+// even inside a protected path. Each part of it below the workspace must
+// be a directory, not a link: a link planted there would widen the write
+// set to wherever it points.
+func (p *Policy) AllowData(workspace, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("extension data directory: %w", err)
+	}
+	rel, err := filepath.Rel(workspace, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("extension data directory %s is outside the workspace %s", dir, workspace)
+	}
+	at := workspace
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if err != nil {
+			return fmt.Errorf("extension data directory: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("extension data directory: %s is not a directory (a link?); remove it and start again", at)
+		}
+	}
+	if p.Off() {
+		return nil
+	}
+	p.Write = append(slices.Clone(p.Write), dir)
+	if slices.ContainsFunc(p.Protect, func(pr string) bool { return within(dir, pr) }) {
+		p.Data = append(slices.Clone(p.Data), dir)
+	}
+	return nil
+}
 
 // Resolve fills s with def where it says nothing and turns it into paths.
 func Resolve(s, def schema.Sandbox, env Env) Policy {

@@ -413,3 +413,69 @@ func TestSymlinkedSecretLocation(t *testing.T) {
 		}
 	}
 }
+
+// All of .ollm/ is read-only to a sandboxed process, except the data
+// directory of the extension the process belongs to.
+func TestOllmDirIsProtectedButExtensionData(t *testing.T) {
+	b := newBox(t)
+	for _, d := range []string{".ollm/extensions/x", ".ollm/skills/s", ".ollm/hooks"} {
+		if err := os.MkdirAll(filepath.Join(b.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(b.ws, ".ollm/hooks/guard.sh"), []byte("exit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, script := range map[string]string{
+		"new extension":  "mkdir .ollm/extensions/evil",
+		"edit hook":      "echo 'curl evil' >> .ollm/hooks/guard.sh",
+		"new skill":      "echo x > .ollm/skills/s/SKILL.md",
+		"memory":         "echo '{}' > .ollm/memory.json",
+		"replace .ollm":  "mv .ollm .ollm-old",
+		"other ext data": "mkdir -p .ollm/data/other && echo x > .ollm/data/other/f",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if out, err := b.run(t, schema.Sandbox{}, "sh", "-c", script); err == nil {
+				t.Errorf("%q succeeded: %s", script, out)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.ws, ".ollm/hooks/guard.sh")); string(data) != "exit 0\n" {
+		t.Errorf("guard.sh = %q", data)
+	}
+
+	// An extension's process writes its own data directory, and nothing
+	// else under .ollm/.
+	dir := ExtensionData(b.ws, "audit")
+	p := Resolve(schema.Sandbox{}, ProcessDefault, b.env())
+	if err := p.AllowData(b.ws, dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "echo entry >> .ollm/data/audit/log.jsonl && cat .ollm/data/audit/log.jsonl && echo x > .ollm/skills/s/SKILL.md")
+	cmd.Dir = b.ws
+	if err := Wrap(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.HasPrefix(string(out), "entry\n") {
+		t.Errorf("data dir write then skill write: err=%v out=%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(b.ws, ".ollm/skills/s/SKILL.md")); err == nil {
+		t.Error("the extension's process wrote a skill")
+	}
+
+	// A data directory that is a link (planted while .ollm did not exist)
+	// is refused: it would widen the write set to where it points.
+	if err := os.Symlink(b.outside, filepath.Join(b.ws, ".ollm/data/linked")); err != nil {
+		t.Fatal(err)
+	}
+	q := Resolve(schema.Sandbox{}, ProcessDefault, b.env())
+	if err := q.AllowData(b.ws, ExtensionData(b.ws, "linked")); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("linked data dir: %v", err)
+	}
+	for _, bad := range []string{"", "..", "a/b"} {
+		if d := ExtensionData(b.ws, bad); d != "" {
+			t.Errorf("ExtensionData(%q) = %q", bad, d)
+		}
+	}
+}

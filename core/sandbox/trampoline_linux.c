@@ -11,6 +11,8 @@
 //   R <path>   a hierarchy the process may read and execute
 //   W <path>   a hierarchy the process may read, execute and write
 //   P <path>   an existing path made read-only (needs the mount namespace)
+//   D <path>   a directory inside a P path made writable again (an
+//              extension's data directory)
 //   H <path>   an existing path hidden under an empty read-only mount
 //   M          a user and mount namespace was created for us
 //   L          a network namespace was created: bring loopback up
@@ -90,6 +92,8 @@ struct spec {
 	int nprotect;
 	char *hide[MAX_RULES];
 	int nhide;
+	char *data[MAX_RULES];
+	int ndata;
 	int mountns, loopback, tcp;
 };
 
@@ -112,6 +116,7 @@ static void parse(char *text, struct spec *s) {
 		case 'R': if (arg && s->nread < MAX_RULES) s->read[s->nread++] = arg; break;
 		case 'W': if (arg && s->nwrite < MAX_RULES) s->write[s->nwrite++] = arg; break;
 		case 'P': if (arg && s->nprotect < MAX_RULES) s->protect[s->nprotect++] = arg; break;
+		case 'D': if (arg && s->ndata < MAX_RULES) s->data[s->ndata++] = arg; break;
 		case 'H': if (arg && s->nhide < MAX_RULES) s->hide[s->nhide++] = arg; break;
 		case 'M': s->mountns = 1; break;
 		case 'L': s->loopback = 1; break;
@@ -144,6 +149,33 @@ static void protect(const char *path) {
 	if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
 	if (mount(NULL, path, NULL, flags, NULL) != 0)
 		die("make read-only", path);
+}
+
+// writable bind-mounts a directory inside a protected path onto itself
+// writable again: an extension's data directory under .ollm/. It must be
+// a directory, not a link, when the mount is made.
+static void writable(const char *path) {
+	struct stat lst;
+	if (lstat(path, &lst) != 0)
+		die("stat", path);
+	if (!S_ISDIR(lst.st_mode)) {
+		errno = ENOTDIR;
+		die("data directory", path);
+	}
+	struct statvfs st;
+	if (statvfs(path, &st) != 0)
+		die("stat", path);
+	if (mount(path, path, NULL, MS_BIND, NULL) != 0)
+		die("bind", path);
+	unsigned long flags = MS_BIND | MS_REMOUNT;
+	if (st.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+	if (st.f_flag & ST_NODEV) flags |= MS_NODEV;
+	if (st.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+	if (st.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+	if (st.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+	if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+	if (mount(NULL, path, NULL, flags, NULL) != 0)
+		die("make writable", path);
 }
 
 // hide covers path with something empty and read-only: a tmpfs for a
@@ -266,6 +298,8 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 			die("make mounts private", NULL);
 		for (int i = 0; i < s.nprotect; i++)
 			protect(s.protect[i]);
+		for (int i = 0; i < s.ndata; i++)
+			writable(s.data[i]);
 		for (int i = 0; i < s.nhide; i++)
 			hide(s.hide[i]);
 	}

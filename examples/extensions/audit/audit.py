@@ -16,8 +16,10 @@ stderr, which ollm writes to $OLLM_HOME/logs/ext-audit.log; stdout is
 only for protocol lines.
 
 The log file is $OLLM_AUDIT_LOG (the extension's logFile setting), default
-.ollm/audit.jsonl; a relative path is taken from the project directory
-($OLLM_PROJECT_DIR), because the hook runs inside the read-only store.
+audit.jsonl in $OLLM_EXTENSION_DATA (.ollm/data/audit in the project: the
+one place under the protected .ollm/ the hook's sandbox lets it write); a
+relative path is taken from the project directory ($OLLM_PROJECT_DIR),
+because the hook runs inside the read-only store.
 """
 import json
 import os
@@ -25,7 +27,10 @@ import sys
 
 
 def log_path():
-    path = os.environ.get("OLLM_AUDIT_LOG") or os.path.join(".ollm", "audit.jsonl")
+    path = os.environ.get("OLLM_AUDIT_LOG")
+    if not path:
+        data = os.environ.get("OLLM_EXTENSION_DATA") or os.path.join(".ollm", "data", "audit")
+        path = os.path.join(data, "audit.jsonl")
     if not os.path.isabs(path):
         path = os.path.join(os.environ.get("OLLM_PROJECT_DIR") or os.getcwd(), path)
     return path
