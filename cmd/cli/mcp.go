@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 )
 
 func newCmdMCP(f *Factory) *cobra.Command {
@@ -82,7 +84,8 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ()}
+	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
+		ProtocolCache: mcpProtocolCache(home)}
 	mcpAuth(&opts, home, f.IO)
 	if o.adHoc() {
 		spec, err := adHocSpec(o.URL, o.Command)
@@ -114,6 +117,12 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		opts.Reserved = func(n string) bool { return names[n] }
 	}
 	return mcp.FromResolved(r, opts), nil
+}
+
+// mcpProtocolCache is the file that remembers which servers speak the
+// initialize handshake, so they are not probed with server/discover again.
+func mcpProtocolCache(home store.Home) string {
+	return filepath.Join(home.Cache(), "mcp-protocols.json")
 }
 
 // adHocSpec describes the server given on the command line.

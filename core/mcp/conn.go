@@ -47,13 +47,21 @@ type conn struct {
 	seq        atomic.Int64
 
 	onListChanged func()
+
+	// protoKey names the server in the protocol cache; pinned is the
+	// handshake revision remembered for it ("" probes with server/discover).
+	protoKey string
+	pinned   string
+	wire     *wire
 }
 
 // dial starts the transport; it does not initialize. A failure here
 // releases everything dial acquired.
-func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, onListChanged func()) (*conn, error) {
+func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, protocols *protocolCache, onListChanged func()) (*conn, error) {
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(opts))
+	key := protocolKey(spec, cfg)
 	c := &conn{
+		protoKey: key, pinned: protocols.legacy(key),
 		spec: spec, cfg: cfg, opts: opts, logs: logs, auth: auth,
 		log:      slog.New(slog.NewTextHandler(logs, nil)).With("server", spec.Name),
 		lost:     make(chan struct{}),
@@ -70,6 +78,8 @@ func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, onList
 		c.cancel()
 		return nil, err
 	}
+	tr = newWire(tr, c.log)
+	c.wire = wireOf(tr)
 	c.client = client.NewClient(tr, c.clientOptions()...)
 	c.client.OnNotification(c.notify)
 	c.client.OnConnectionLost(func(err error) { c.markLost(fmt.Errorf("connection lost: %w", err)) })
@@ -101,10 +111,12 @@ func (c *conn) transport() (transport.Interface, error) {
 		return c.stdioTransport()
 	case TransportSSE:
 		return transport.NewSSE(c.cfg.URL,
+			transport.WithSSELogger(c.log),
 			transport.WithHeaders(c.cfg.Headers),
 			transport.WithHTTPClient(c.httpClient()))
 	case TransportHTTP:
 		return transport.NewStreamableHTTP(c.cfg.URL,
+			transport.WithHTTPLogger(c.log),
 			transport.WithHTTPHeaders(c.cfg.Headers),
 			transport.WithHTTPBasicClient(c.httpClient()))
 	default:
@@ -229,7 +241,10 @@ func (c *conn) clientOptions() []client.ClientOption {
 	if c.opts.Sample != nil && c.answersRequests() {
 		opts = append(opts, client.WithSamplingHandler(sampleHandler{server: c.spec.Name, sample: c.opts.Sample}))
 	}
-	if c.opts.LegacyHandshake {
+	switch {
+	case c.pinned != "":
+		opts = append(opts, client.WithProtocolVersion(c.pinned))
+	case c.opts.LegacyHandshake:
 		opts = append(opts, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
 	}
 	return opts
@@ -251,6 +266,9 @@ func (c *conn) initialize(ctx context.Context) error {
 	_, err := c.client.Initialize(ctx, req)
 	return err
 }
+
+// protocol is the revision the connection speaks, "" before the handshake.
+func (c *conn) protocol() string { return c.client.ProtocolVersion() }
 
 // answersRequests reports whether the transport can answer requests from
 // the server (roots, elicitation, sampling). mcp-go's SSE transport cannot,

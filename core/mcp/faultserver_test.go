@@ -108,9 +108,31 @@ func faultServer(mode string) int {
 }
 
 func (s *faultSrv) handle(m rpcMsg) {
+	if m.Method != "" {
+		s.note("method " + m.Method)
+	}
 	switch m.Method {
+	case "server/discover":
+		switch s.mode {
+		case "lenient": // answers every method it does not know with {}
+			s.reply(m.ID, map[string]any{})
+		case "modern", "modern-only":
+			s.reply(m.ID, map[string]any{
+				"supportedVersions": []string{"2026-07-28"},
+				"capabilities":      map[string]any{"tools": map[string]any{}},
+				"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "fault", "version": "1"}},
+			})
+		case "otherversion": // a result for a version nobody asked for
+			s.reply(m.ID, map[string]any{"supportedVersions": []string{"2099-01-01"}, "capabilities": map[string]any{}})
+		default:
+			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + m.Method}})
+		}
 	case "initialize":
 		if s.mode == "noinit" {
+			return
+		}
+		if s.mode == "modern-only" {
+			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32600, "message": "initialize was removed in 2026-07-28; use server/discover"}})
 			return
 		}
 		s.reply(m.ID, map[string]any{
@@ -130,7 +152,9 @@ func (s *faultSrv) handle(m rpcMsg) {
 		s.note("cancelled " + string(p.RequestID))
 	case "":
 	default:
-		if len(m.ID) > 0 {
+		if len(m.ID) > 0 && s.mode == "lenient" {
+			s.reply(m.ID, map[string]any{})
+		} else if len(m.ID) > 0 {
 			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + m.Method}})
 		}
 	}

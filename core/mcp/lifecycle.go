@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // stableAfter is how long a server must stay up to earn its restarts back.
@@ -129,13 +131,29 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	defer cancel()
 	auth := m.authFor(s)
 	auth.reset()
-	c, err := dial(s.spec, &m.opts, s.logs, auth, func() { m.requestRefresh(s) })
+	c, err := dial(s.spec, &m.opts, s.logs, auth, m.protocols, func() { m.requestRefresh(s) })
 	if err != nil {
 		return nil, m.serverError(s, "starting", err)
 	}
 	stage := "initialize"
 	err = c.initialize(ctx)
+	if err != nil && c.pinned != "" && refusedHandshake(err) {
+		// The server was remembered speaking the initialize handshake and
+		// now refuses it (it may have moved to 2026-07-28): forget, and
+		// connect again with the server/discover probe.
+		c.log.Warn("remembered protocol refused; probing again", "protocol", c.pinned, "err", err)
+		c.close()
+		m.protocols.remember(c.protoKey, s.spec.Name, "")
+		if c, err = dial(s.spec, &m.opts, s.logs, auth, m.protocols, func() { m.requestRefresh(s) }); err != nil {
+			return nil, m.serverError(s, "starting", err)
+		}
+		err = c.initialize(ctx)
+	}
 	if err == nil {
+		m.protocols.remember(c.protoKey, s.spec.Name, c.protocol())
+		if why := c.wire.discoverRejected(); why != "" {
+			c.log.Warn("connected with the initialize handshake after an invalid server/discover result", "protocol", c.protocol(), "discover", why)
+		}
 		stage = "tools/list"
 		var defs []*toolDef
 		defs, err = m.loadTools(ctx, s, c)
@@ -157,7 +175,7 @@ func (m *Manager) publish(s *server, c *conn, defs []*toolDef) error {
 		return errClosed
 	}
 	s.conn, s.defs, s.readyAt = c, defs, time.Now()
-	s.status.State, s.status.Error = StateReady, ""
+	s.status.State, s.status.Error, s.status.Protocol = StateReady, "", c.protocol()
 	m.toolsValid = false
 	m.mu.Unlock()
 	m.emit(s)
@@ -254,4 +272,13 @@ func (m *Manager) refreshLoop(s *server, c *conn) {
 			m.emit(s)
 		}
 	}
+}
+
+// refusedHandshake reports whether initialize failed with an answer from
+// the server (a JSON-RPC error, an unknown protocol version), not a lost
+// transport or a timeout: mcp-go wraps every transport failure in
+// *transport.Error.
+func refusedHandshake(err error) bool {
+	var te *transport.Error
+	return !errors.As(err, &te) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
 }

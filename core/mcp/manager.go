@@ -51,7 +51,12 @@ type Options struct {
 	// LegacyHandshake skips the server/discover probe and speaks the
 	// initialize handshake straight away.
 	LegacyHandshake bool
-	ClientVersion   string
+	// ProtocolCache is a JSON file that remembers the protocol revision
+	// each server answered with, so a server known to speak the
+	// initialize handshake is not probed with server/discover again
+	// (protocol.go). "" probes every server at every connection.
+	ProtocolCache string
+	ClientVersion string
 
 	// Sandbox gives the policy a stdio server's process runs under
 	// (SandboxPolicy builds the usual one); it is asked at each start,
@@ -142,6 +147,7 @@ type Status struct {
 	Warnings  []string     `json:"warnings,omitempty"`
 	Sandbox   string       `json:"sandbox,omitempty"` // what its process runs under, e.g. "workspace-write, network"
 	Restarts  int          `json:"restarts,omitempty"`
+	Protocol  string       `json:"protocol,omitempty"` // the revision negotiated, e.g. "2025-11-25"
 	Log       string       `json:"log,omitempty"`
 }
 
@@ -170,6 +176,8 @@ type Manager struct {
 
 	toolsValid bool
 	tools      []tool.Tool
+
+	protocols *protocolCache
 }
 
 // server is the Manager's record of one server.
@@ -195,7 +203,7 @@ func New(specs []Spec, opts Options) *Manager {
 	if opts.wrap == nil {
 		opts.wrap = sandbox.Wrap
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}}
+	m := &Manager{opts: opts, servers: map[string]*server{}, protocols: newProtocolCache(opts.ProtocolCache)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, sp := range specs {
 		s := &server{spec: sp, settled: make(chan struct{}), refresh: make(chan struct{}, 1)}
