@@ -93,3 +93,12 @@ require (
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+// Forks that load lazily what upstream loads at package initialisation, so
+// that `ollm version` and `ollm --help` do not pay for syntax-highlighting
+// lexers and styles or JSON Schema metaschemas (docs/decisions.md,
+// third_party/README.md).
+replace (
+	github.com/alecthomas/chroma/v2 => ./third_party/chroma
+	github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+)

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The start path: every ollm command pays the package initialisation of
+// everything linked into the binary before main runs. These tests build the
+// real binary and read GODEBUG=inittrace=1; BenchmarkStart times whole
+// processes next to Gemini CLI's (docs/performance.md).
+
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// ollmBinary builds cmd/ollm once per test process; OLLM_START_BIN names
+// a binary to use instead (to compare two builds).
+func ollmBinary(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("OLLM_START_BIN"); p != "" {
+		return p
+	}
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "ollm-start")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "ollm")
+		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/ollm/ollm/cmd/ollm").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v: %s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
+	}
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// hermetic is an environment that gives ollm an empty home.
+func hermetic(tb testing.TB) []string {
+	home := tb.TempDir()
+	env := []string{"HOME=" + home, "OLLM_HOME=" + filepath.Join(home, ".ollm"), "PATH=" + os.Getenv("PATH"), "TERM=dumb"}
+	return env
+}
+
+type initCost struct {
+	pkg    string
+	bytes  int
+	allocs int
+}
+
+// parseInitTrace reads the lines
+// "init PKG @T ms, C ms clock, B bytes, A allocs".
+func parseInitTrace(b []byte) []initCost {
+	var out []initCost
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 11 || f[0] != "init" || f[8] != "bytes," || f[10] != "allocs" {
+			continue
+		}
+		by, err1 := strconv.Atoi(f[7])
+		al, err2 := strconv.Atoi(f[9])
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, initCost{f[1], by, al})
+	}
+	return out
+}
+
+// TestStartInitIsLight pins what package initialisation costs `ollm
+// version`, in allocations (deterministic, unlike time): the lexers and
+// styles of syntax highlighting and the JSON Schema metaschemas load when
+// first used (third_party/README.md), and nothing new that builds tables at
+// init slips in unnoticed.
+func TestStartInitIsLight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := ollmBinary(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(hermetic(t), "GODEBUG=inittrace=1")
+	cmd.Dir = t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ollm version: %v\n%s", err, stderr.Bytes())
+	}
+	if !strings.HasPrefix(stdout.String(), "ollm ") {
+		t.Fatalf("ollm version printed %q", stdout.String())
+	}
+	costs := parseInitTrace(stderr.Bytes())
+	if len(costs) < 50 {
+		t.Fatalf("inittrace has %d packages; stderr:\n%s", len(costs), stderr.Bytes())
+	}
+	// Upstream, these allocated 27,812 (lexers), 35,495 (styles) and
+	// 21,286 (jsonschema) times at init.
+	lazy := map[string]int{
+		"github.com/alecthomas/chroma/v2/lexers":   2000,
+		"github.com/alecthomas/chroma/v2/styles":   100,
+		"github.com/santhosh-tekuri/jsonschema/v6": 1000,
+	}
+	total := 0
+	for _, c := range costs {
+		total += c.allocs
+		if limit, ok := lazy[c.pkg]; ok {
+			delete(lazy, c.pkg)
+			if c.allocs > limit {
+				t.Errorf("init of %s: %d allocations, want at most %d (is it loading eagerly again? third_party/README.md)", c.pkg, c.allocs, limit)
+			}
+		}
+	}
+	for pkg := range lazy {
+		t.Logf("%s is no longer linked", pkg)
+	}
+	// The whole binary allocated 109,000 times at init before the lazy
+	// loading and about 25,000 after.
+	const maxTotal = 40000
+	if total > maxTotal {
+		slices.SortFunc(costs, func(a, b initCost) int { return b.allocs - a.allocs })
+		var top []string
+		for _, c := range costs[:min(8, len(costs))] {
+			top = append(top, fmt.Sprintf("%s %d", c.pkg, c.allocs))
+		}
+		t.Errorf("package initialisation allocates %d times, want at most %d; the most: %s", total, maxTotal, strings.Join(top, ", "))
+	}
+}
+
+// startCase is one command BenchmarkStart runs.
+type startCase struct {
+	name string
+	argv []string
+}
+
+// geminiBin is Gemini CLI from npm (`make bench-deps` installs it into
+// .deps/gemini), or "" when it is not installed.
+func geminiBin() string {
+	if p := os.Getenv("OLLM_GEMINI"); p != "" {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			p := filepath.Join(dir, ".deps", "gemini", "node_modules", ".bin", "gemini")
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+			return ""
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// BenchmarkStart runs whole processes: ollm's start path and, as the
+// reference, Gemini CLI's (`gemini --version`, `gemini extensions list`
+// with an empty home). Each iteration is one process; the metrics are the
+// median wall time and the median CPU time (user + system) of the
+// process. Gemini is skipped when it is not installed.
+func BenchmarkStart(b *testing.B) {
+	gemini := geminiBin()
+	cases := []startCase{
+		{"ollm-version", []string{"", "version"}},
+		{"ollm-help", []string{"", "--help"}},
+		{"gemini-version", []string{gemini, "--version"}},
+		{"gemini-extensions-list", []string{gemini, "extensions", "list"}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			argv := slices.Clone(c.argv)
+			if strings.HasPrefix(c.name, "ollm") {
+				argv[0] = ollmBinary(b)
+			} else if argv[0] == "" {
+				b.Skip("Gemini CLI is not installed (make bench-deps)")
+			}
+			env := hermetic(b)
+			dir := b.TempDir()
+			run := func() (wall, cpu time.Duration) {
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Env, cmd.Dir = env, dir
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				start := time.Now()
+				err := cmd.Run()
+				wall = time.Since(start)
+				if err != nil {
+					b.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out.Bytes())
+				}
+				return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			run() // warm the page cache
+			walls := make([]float64, 0, b.N)
+			cpus := make([]float64, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				w, c := run()
+				walls = append(walls, float64(w.Microseconds()))
+				cpus = append(cpus, float64(c.Microseconds()))
+			}
+			b.StopTimer()
+			b.ReportMetric(median(walls), "median-µs")
+			b.ReportMetric(median(cpus), "median-cpu-µs")
+		})
+	}
+}
+
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	vs = slices.Clone(vs)
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2]
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+}
