@@ -24,8 +24,12 @@ type HookApproval struct {
 	Source      string          `json:"source"`
 	Hash        string          `json:"hash"`
 	Permissions *schema.Sandbox `json:"permissions,omitempty"`
-	ApprovedAt  time.Time       `json:"approvedAt"`
-	ApprovedBy  string          `json:"approvedBy"`
+	// Code is an extension hook's tree hash without its manifest's
+	// permissions: a later tree that differs only in narrower permissions
+	// keeps the approval.
+	Code       string    `json:"code,omitempty"`
+	ApprovedAt time.Time `json:"approvedAt"`
+	ApprovedBy string    `json:"approvedBy"`
 }
 
 // TrustedHooks is trusted-hooks.json.

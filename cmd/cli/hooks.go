@@ -142,7 +142,7 @@ func (s *hookSet) rows() ([]hookRow, error) {
 		}
 		a, ok := approvals.Lookup(row.ID)
 		row.Hash = hash
-		row.Trust = hooks.DecideHook(h, s.r.Profile.Hooks.TrustWorkspace, hash, hooks.Approval{Hash: a.Hash, Permissions: a.Permissions}, ok)
+		row.Trust = hooks.DecideHook(h, s.r.Profile.Hooks.TrustWorkspace, hash, hooks.Approval{Hash: a.Hash, Permissions: a.Permissions, Code: a.Code}, ok)
 		out = append(out, row)
 	}
 	return out, nil
@@ -314,7 +314,7 @@ func hooksTrustRun(opts *HooksTrustOptions) error {
 			return fmt.Errorf("hook %s: %w", h.QualifiedName(), err)
 		}
 		approvals = append(approvals, store.HookApproval{Source: h.ID(), Hash: hash, Permissions: h.Permissions(),
-			ApprovedAt: opts.Now().UTC(), ApprovedBy: opts.By})
+			Code: hooks.ApprovalOf(h, hash).Code, ApprovedAt: opts.Now().UTC(), ApprovedBy: opts.By})
 		fmt.Fprintf(opts.IO.Out, "approved %s (%s, %s) at %s\n", h.QualifiedName(), h.Scope, h.Event, hash)
 	}
 	if len(approvals) == 0 {

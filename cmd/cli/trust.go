@@ -123,7 +123,7 @@ func approveWorkspace(opts *TrustOptions, s *hookSet, digest string) error {
 		if err != nil {
 			return fmt.Errorf("hook %s: %w", h.QualifiedName(), err)
 		}
-		approvals = append(approvals, store.HookApproval{Source: h.ID(), Hash: hash, Permissions: h.Permissions(), ApprovedAt: now, ApprovedBy: opts.By})
+		approvals = append(approvals, store.HookApproval{Source: h.ID(), Hash: hash, Permissions: h.Permissions(), Code: hooks.ApprovalOf(h, hash).Code, ApprovedAt: now, ApprovedBy: opts.By})
 	}
 	if len(approvals) > 0 {
 		if err := store.ApproveHooks(s.home.TrustedHooks(), approvals...); err != nil {

@@ -34,7 +34,17 @@ func recordApproval(ap Approvals, id string, a Approval) error {
 
 // Approval is what approving r records.
 func (r ApprovalRequest) Approval() Approval {
-	return Approval{Hash: r.Hash, Permissions: r.Permissions.Clone()}
+	return Approval{Hash: r.Hash, Permissions: r.Permissions.Clone(), Code: codeOf(r.Hook)}
+}
+
+// codeOf is CodeHash of h's extension tree, "" for a loose hook or when
+// the tree cannot be read (the approval then holds for this hash only).
+func codeOf(h *Hook) string {
+	if h == nil || h.Extension == "" || h.Dir == "" {
+		return ""
+	}
+	code, _ := CodeHash(h.Dir)
+	return code
 }
 
 // FileApprovals keeps approvals in trusted-hooks.json (store.Home
@@ -53,7 +63,7 @@ func (f FileApprovals) LookupApproval(id string) (Approval, bool, error) {
 		return Approval{}, false, err
 	}
 	a, ok := t.Lookup(id)
-	return Approval{Hash: a.Hash, Permissions: a.Permissions}, ok, nil
+	return Approval{Hash: a.Hash, Permissions: a.Permissions, Code: a.Code}, ok, nil
 }
 
 // Record records the approval of id.
@@ -67,7 +77,7 @@ func (f FileApprovals) Entry(id string, a Approval) store.HookApproval {
 	if f.Now != nil {
 		now = f.Now
 	}
-	return store.HookApproval{Source: id, Hash: a.Hash, Permissions: a.Permissions.Clone(), ApprovedAt: now().UTC(), ApprovedBy: f.By}
+	return store.HookApproval{Source: id, Hash: a.Hash, Permissions: a.Permissions.Clone(), Code: a.Code, ApprovedAt: now().UTC(), ApprovedBy: f.By}
 }
 
 // Lookup returns the hash approved for id. It ignores permissions: use
@@ -86,5 +96,5 @@ func (f FileApprovals) Approve(id, hash string) error {
 // ApprovalOf is the approval of h at hash: the hash and the permissions
 // h declares.
 func ApprovalOf(h *Hook, hash string) Approval {
-	return Approval{Hash: hash, Permissions: h.Permissions()}
+	return Approval{Hash: hash, Permissions: h.Permissions(), Code: codeOf(h)}
 }

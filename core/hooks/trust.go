@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -62,18 +64,65 @@ func Decide(scope schema.Scope, trustWorkspace bool, hash, approvedHash string, 
 type Approval struct {
 	Hash        string
 	Permissions *schema.Sandbox
+	// Code is CodeHash of an extension hook's tree when it was approved
+	// ("" for others and for approvals recorded before it existed).
+	Code string
 }
 
 // DecideHook is the trust decision for h: Decide on the hash, and then
 // the permissions. An approval holds only while h's permissions are
 // within the approved ones (Covers), so a widening asks again and a
 // narrowing does not.
+//
+// An extension whose tree changed only in its manifest's permissions
+// keeps the approval when they narrowed: the approval's Code (the tree
+// hash without the permissions) still matches and Covers holds.
 func DecideHook(h *Hook, trustWorkspace bool, hash string, a Approval, found bool) TrustState {
 	st := Decide(h.Scope, trustWorkspace, hash, a.Hash, found)
+	if st == Changed && a.Hash != hash && a.Code != "" && h.Extension != "" && h.Dir != "" {
+		if code, err := CodeHash(h.Dir); err == nil && code == a.Code {
+			st = Approved
+		}
+	}
 	if st == Approved && !a.Covers(h.Sandbox) {
 		return Changed
 	}
 	return st
+}
+
+// CodeHash is the h1 hash of an extension tree with the permissions left
+// out of its manifest.json: what the code is, whatever it asks for. Any
+// other change to the manifest (a hook's command, a setting) changes it.
+func CodeHash(dir string) (string, error) {
+	files, err := dirhash.DirFiles(dir, "")
+	if err != nil {
+		return "", fmt.Errorf("hash extension directory %s: %w", dir, err)
+	}
+	open := func(name string) (io.ReadCloser, error) {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if name != "manifest.json" {
+			return os.Open(path)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return io.NopCloser(bytes.NewReader(data)), nil // not JSON: hashed as it is
+		}
+		delete(m, "permissions")
+		out, err := json.Marshal(m) // keys sorted: formatting does not count
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(out)), nil
+	}
+	h, err := dirhash.Hash1(files, open)
+	if err != nil {
+		return "", fmt.Errorf("hash extension directory %s: %w", dir, err)
+	}
+	return h, nil
 }
 
 // Covers reports whether the approval grants everything perms asks for:
