@@ -222,7 +222,7 @@ func TestBuildsAndCommitsWork(t *testing.T) {
 		"go.mod":      "module example.com/m\n\ngo 1.21\n",
 		"m.go":        "package m\n\nfunc Add(a, b int) int { return a + b }\n",
 		"m_test.go":   "package m\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
-		".gitignore":  "myrm\n",
+		".gitignore":  "myrm\nout/\n",
 		"sub/file.md": "x\n",
 	}
 	for n, d := range files {
@@ -235,12 +235,37 @@ func TestBuildsAndCommitsWork(t *testing.T) {
 	if out, err := b.run(t, schema.Sandbox{}, "go", "test", "./..."); err != nil {
 		t.Fatalf("go test: %v\n%s", err, out)
 	}
+	// make with a recipe that builds, and npm test of a package whose test
+	// script writes a report: npm writes its cache and logs under ~/.npm.
+	mk := "all: out/m.txt\n\nout/m.txt: m.go\n\tmkdir -p out && go vet ./... && cp m.go out/m.txt\n"
+	pkg := `{"name": "m", "version": "1.0.0", "scripts": {"test": "node -e \"require('fs').writeFileSync('report.txt', 'ok')\""}}`
+	for n, d := range map[string]string{"Makefile": mk, "package.json": pkg} {
+		if err := os.WriteFile(filepath.Join(b.ws, n), []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := b.run(t, schema.Sandbox{}, "make"); err != nil {
+		t.Fatalf("make: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(b.ws, "out", "m.txt")); err != nil {
+		t.Errorf("make built nothing: %v", err)
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm is needed (Node 20; the MCP tests need it too)")
+	}
+	out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "HOME="+b.home+" npm test")
+	if err != nil {
+		t.Fatalf("npm test: %v\n%s", err, out)
+	}
+	if data, _ := os.ReadFile(filepath.Join(b.ws, "report.txt")); string(data) != "ok" {
+		t.Errorf("npm test wrote %q: %s", data, out)
+	}
 	git := exec.Command("git", "init", "-q", "-b", "main")
 	git.Dir = b.ws
 	if out, err := git.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	out, err := b.run(t, schema.Sandbox{}, "sh", "-c", "git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm one && git log --oneline | wc -l")
+	out, err = b.run(t, schema.Sandbox{}, "sh", "-c", "git add -A && git -c user.name=t -c user.email=t@example.invalid commit -qm one && git log --oneline | wc -l")
 	if err != nil || strings.TrimSpace(out) != "1" {
 		t.Fatalf("git commit: %v\n%s", err, out)
 	}
