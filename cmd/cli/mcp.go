@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -57,7 +59,18 @@ type MCPOptions struct {
 	Command string
 	JSON    bool
 	Timeout time.Duration
+	// Only names the one server the command is about: the others are not
+	// started at all.
+	Only string
+
+	// problems are the profile's problems with the servers' configuration
+	// (an invalid .mcp.json), reported by mcp list.
+	problems []schema.Problem
 }
+
+// oneShotStopGrace is how long a command that exits right after its work
+// gives a stdio server between closing its stdin and SIGTERM.
+const oneShotStopGrace = 100 * time.Millisecond
 
 func (o *MCPOptions) adHoc() bool { return o.URL != "" || o.Command != "" }
 
@@ -85,7 +98,10 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		return nil, err
 	}
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
-		ProtocolCache: mcpProtocolCache(home)}
+		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace}
+	if o.Only != "" && !o.adHoc() {
+		opts.Only = []string{o.Only}
+	}
 	mcpAuth(&opts, home, f.IO)
 	if o.adHoc() {
 		spec, err := adHocSpec(o.URL, o.Command)
@@ -102,6 +118,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		return nil, err
 	}
 	warnHeld(f.IO.ErrOut, r, false)
+	o.problems = mcpJSONProblems(r)
 	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err
 	}
@@ -117,6 +134,29 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		opts.Reserved = func(n string) bool { return names[n] }
 	}
 	return mcp.FromResolved(r, opts), nil
+}
+
+// mcpJSONProblems are the errors of the workspace's .mcp.json: the
+// profile reports them when it merges the file, and a workspace that is
+// not approved yet does not merge it, so the file is checked here too.
+func mcpJSONProblems(r *schema.Resolved) []schema.Problem {
+	var out []schema.Problem
+	for _, p := range r.Problems {
+		if p.Severity == "error" && filepath.Base(p.File) == ".mcp.json" {
+			out = append(out, p)
+		}
+	}
+	if len(out) > 0 || r.Workspace == "" {
+		return out
+	}
+	file := filepath.Join(r.Workspace, ".mcp.json")
+	if data, err := os.ReadFile(file); err == nil {
+		if _, err := profiles.ParseMCPJSON(file, data); err != nil {
+			out = append(out, schema.Problem{Severity: "error", File: file,
+				Message: err.Error() + "; its servers are not loaded", Fix: "fix " + file})
+		}
+	}
+	return out
 }
 
 // mcpProtocolCache is the file that remembers which servers speak the
@@ -190,18 +230,43 @@ func mcpListRun(o *MCPOptions) error {
 	defer m.Close()
 	st := m.Status()
 	if o.JSON {
-		return writeJSON(o.IO.Out, st)
-	}
-	if len(st) == 0 {
+		if err := writeJSON(o.IO.Out, st); err != nil {
+			return err
+		}
+	} else if len(st) == 0 && len(o.problems) == 0 {
 		fmt.Fprintln(o.IO.Out, "no MCP servers configured; add one under mcp.servers in ollm.cue or in .mcp.json")
-		return nil
+	} else if len(st) > 0 {
+		w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "NAME\tSTATE\tTRANSPORT\tTOOLS\tCOMMAND\tERROR")
+		for _, s := range st {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, s.Transport, s.Tools, s.Command, s.Error)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
-	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tSTATE\tTRANSPORT\tTOOLS\tCOMMAND\tERROR")
+	printProblems(o.IO.ErrOut, o.problems)
+	return listFailure(st, len(o.problems))
+}
+
+// listFailure is exit 1 when a configured server failed or the servers'
+// configuration has errors; the table (or the JSON) and the problems
+// printed before it say which.
+func listFailure(st []mcp.Status, problems int) error {
+	var failed []string
 	for _, s := range st {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.State, s.Transport, s.Tools, s.Command, s.Error)
+		if s.State == mcp.StateFailed {
+			failed = append(failed, s.Name)
+		}
 	}
-	return w.Flush()
+	switch {
+	case len(failed) > 0:
+		return fmt.Errorf("%d of %d MCP servers failed (%s); their errors are above, their logs in $OLLM_HOME/logs/mcp-<name>.log",
+			len(failed), len(st), strings.Join(failed, ", "))
+	case problems > 0:
+		return fmt.Errorf("the MCP server configuration has errors (above)")
+	}
+	return nil
 }
 
 func newCmdMCPTools(f *Factory) *cobra.Command {
@@ -220,6 +285,7 @@ the kind and risk derived from the tool's annotations, and its description.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				server = args[0]
+				o.Only = server
 			}
 			return mcpToolsRun(o, server)
 		},
@@ -301,11 +367,14 @@ func newCmdMCPCall(f *Factory) *cobra.Command {
 		Use:   "call <server> <tool> [json-args]",
 		Short: "Call a tool of an MCP server",
 		Long: `Call one tool of one MCP server with JSON arguments (default {}). The
-arguments are checked against the tool's schema first (errors name the
-parameter, exit 2). What the tool returns for the user is printed on
-stdout, progress on stderr; a tool error exits 1. With --url or --command
-there is no server argument: ollm mcp call --url URL <tool> [json-args].`,
+tool is named by server and tool, or as one server:tool word. Only that
+server is started. The arguments are checked against the tool's schema
+first (errors name the parameter, exit 2). What the tool returns for the
+user is printed on stdout, progress on stderr; a tool error exits 1. With
+--url or --command there is no server argument: ollm mcp call --url URL
+<tool> [json-args].`,
 		Example: `  ollm mcp call everything get-sum '{"a":1,"b":2}'
+  ollm mcp call everything:get-sum '{"a":1,"b":2}'
   ollm mcp call --command "node server.js" echo '{"message":"hi"}'`,
 		Args: rangeArgs(1, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -313,6 +382,7 @@ there is no server argument: ollm mcp call --url URL <tool> [json-args].`,
 			if err != nil {
 				return err
 			}
+			o.Only = server
 			return mcpCallRun(o, server, name, params)
 		},
 	}
@@ -321,13 +391,24 @@ there is no server argument: ollm mcp call --url URL <tool> [json-args].`,
 }
 
 // mcpCallArgs splits the positional arguments; the server is left out
-// for an ad-hoc server.
+// for an ad-hoc server. The tool is "<server> <tool>" or "<server>:<tool>"
+// (split at the last colon, since an extension's servers are named
+// "<extension>:<server>"); the one-word form is taken when it stands
+// alone or is followed by the JSON arguments.
 func mcpCallArgs(o *MCPOptions, args []string) (server, name, params string, err error) {
-	if o.adHoc() {
+	switch {
+	case o.adHoc():
 		server = adHocName
-	} else {
+	case len(args) > 0 && strings.Contains(args[0], ":") && (len(args) == 1 || looksJSON(args[1])):
+		i := strings.LastIndex(args[0], ":")
+		server, name = args[0][:i], args[0][i+1:]
+		if server == "" || name == "" {
+			return "", "", "", &FlagError{Err: fmt.Errorf("%q: give <server>:<tool>, e.g. everything:get-sum", args[0])}
+		}
+		args = append([]string{name}, args[1:]...)
+	default:
 		if len(args) < 2 {
-			return "", "", "", &FlagError{Err: errors.New("give the server and the tool: ollm mcp call <server> <tool> [json-args]")}
+			return "", "", "", &FlagError{Err: errors.New("give the server and the tool: ollm mcp call <server> <tool> [json-args] or <server>:<tool> [json-args]")}
 		}
 		server, args = args[0], args[1:]
 	}
@@ -373,6 +454,13 @@ func mcpCallRun(o *MCPOptions, server, name, params string) error {
 		return errors.New(res.Error.Message)
 	}
 	return nil
+}
+
+// looksJSON reports whether an argument is meant as JSON arguments rather
+// than a tool name.
+func looksJSON(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") || s == "null"
 }
 
 func callLookupError(m *mcp.Manager, server, name string) error {

@@ -417,7 +417,7 @@ func (c *conn) close() {
 		_ = c.client.Close()
 	}
 	if c.proc != nil {
-		c.proc.stop()
+		c.proc.stop(c.opts.stopGrace())
 	}
 	c.cancel()
 }

@@ -195,6 +195,9 @@ func (s *faultSrv) call(m rpcMsg) {
 		}
 		s.reply(m.ID, text(os.Getenv("OLLM_MCP_FAULT_NAME")+fmt.Sprint(p.Arguments["text"])))
 	case "crash":
+		if s.mode == "sigkill" {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
 		fmt.Fprintln(os.Stderr, "panic: boom in crash tool")
 		os.Exit(2)
 	case "huge":

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,6 +57,14 @@ type Options struct {
 	// initialize handshake is not probed with server/discover again
 	// (protocol.go). "" probes every server at every connection.
 	ProtocolCache string
+	// StopGrace is how long a stdio server has to exit after its stdin is
+	// closed before it gets SIGTERM (then 2 s more before SIGKILL);
+	// default DefaultStopGrace. One-shot commands use at most 100 ms.
+	StopGrace time.Duration
+	// Only, when not empty, names the servers to run: the others are
+	// neither started nor listed, so a command about one server does not
+	// wait for the rest.
+	Only          []string
 	ClientVersion string
 
 	// Sandbox gives the policy a stdio server's process runs under
@@ -82,6 +91,7 @@ type Backoff struct {
 }
 
 func (o *Options) connTimeout() time.Duration { return orDuration(o.ConnectionTimeout, 30*time.Second) }
+func (o *Options) stopGrace() time.Duration   { return orDuration(o.StopGrace, DefaultStopGrace) }
 func (o *Options) callTimeout() time.Duration { return orDuration(o.CallTimeout, 60*time.Second) }
 func (o *Options) maxMessage() int            { return orInt(o.MaxMessageBytes, DefaultMaxMessageBytes) }
 func (o *Options) maxResult() int             { return orInt(o.MaxResultBytes, DefaultMaxResultBytes) }
@@ -206,6 +216,9 @@ func New(specs []Spec, opts Options) *Manager {
 	m := &Manager{opts: opts, servers: map[string]*server{}, protocols: newProtocolCache(opts.ProtocolCache)}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, sp := range specs {
+		if len(opts.Only) > 0 && !slices.Contains(opts.Only, sp.Name) {
+			continue
+		}
 		s := &server{spec: sp, settled: make(chan struct{}), refresh: make(chan struct{}, 1)}
 		s.status = Status{Name: sp.Name, Transport: sp.Transport(), Scope: sp.Scope}
 		s.status.Command = m.command(s)

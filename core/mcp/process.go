@@ -6,15 +6,19 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// Grace periods of the shutdown sequence: close stdin and wait, then
-// SIGTERM the process group and wait, then SIGKILL it.
+// Grace periods of the shutdown sequence: close stdin and wait (the
+// default; Options.StopGrace sets it), then SIGTERM the process group and
+// wait, then SIGKILL it.
 const (
-	stdinGrace = time.Second
-	termGrace  = 2 * time.Second
+	DefaultStopGrace = time.Second
+	termGrace        = 2 * time.Second
 )
 
 // process is a running stdio server: its own process group, so that a
@@ -29,6 +33,9 @@ type process struct {
 	stdout *os.File
 	done   chan struct{} // closed when the process has exited
 	err    error         // the exit status, set before done closes
+	// signalled is the last signal ollm sent the group, 0 for none; set
+	// before the signal is sent, so an exit it caused finds it.
+	signalled atomic.Int32
 }
 
 // startProcess starts command with args, env and dir; stderr goes to
@@ -103,7 +110,7 @@ func (p *process) exitDescription() string {
 		return "exited with status 0"
 	case errors.As(p.err, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by " + ws.Signal().String()
+			return p.signalDescription(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	default:
@@ -111,13 +118,37 @@ func (p *process) exitDescription() string {
 	}
 }
 
+// signalDescription names the signal that killed the process and who
+// sent it: "was killed by SIGKILL (killed), sent by ollm when it stopped
+// the server", or, for a signal ollm did not send, what it usually means.
+func (p *process) signalDescription(sig syscall.Signal) string {
+	name := unix.SignalName(sig)
+	if name == "" {
+		name = fmt.Sprintf("signal %d", int(sig))
+	}
+	desc := fmt.Sprintf("was killed by %s (%s)", name, sig)
+	if int32(sig) == p.signalled.Load() {
+		return desc + ", sent by ollm when it stopped the server"
+	}
+	switch sig {
+	case syscall.SIGKILL:
+		return desc + ", not sent by ollm: the kernel's out-of-memory killer or another process (see dmesg)"
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGABRT:
+		return desc + ": the server crashed"
+	case syscall.SIGSYS:
+		return desc + ": a system call the sandbox forbids, or a crash"
+	default:
+		return desc + ", not sent by ollm"
+	}
+}
+
 // stop ends the process: close stdin and wait, SIGTERM the group and wait,
 // SIGKILL the group. It returns once the process has been reaped. The
 // group is signalled even when the leader has already exited, so that
 // children it left behind go too.
-func (p *process) stop() {
+func (p *process) stop(grace time.Duration) {
 	_ = p.stdin.Close()
-	if !p.waitFor(stdinGrace) {
+	if !p.waitFor(grace) {
 		p.signalGroup(syscall.SIGTERM)
 		if !p.waitFor(termGrace) {
 			p.signalGroup(syscall.SIGKILL)
@@ -141,6 +172,9 @@ func (p *process) waitFor(d time.Duration) bool {
 
 func (p *process) signalGroup(sig syscall.Signal) {
 	if p.cmd.Process != nil {
+		if !p.exited() {
+			p.signalled.Store(int32(sig))
+		}
 		_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 	}
 }
