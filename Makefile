@@ -3,7 +3,7 @@ GO        ?= go
 NPM_DIR   := .deps/npm
 NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
 
-.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report
+.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report bench-deps
 
 all: build
 
@@ -48,10 +48,24 @@ test: fmt-check vet unit
 bench: deps
 	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -run '^$$' -bench . -benchmem ./...
 
+# bench-deps installs the references only the benchmarks use: Gemini CLI
+# (npm @google/gemini-cli), the reference of the start rows, into its own
+# git-ignored folder. A no-op when it is there.
+GEMINI_DIR := .deps/gemini
+
+bench-deps: $(GEMINI_DIR)/.installed
+
+$(GEMINI_DIR)/.installed:
+	mkdir -p $(GEMINI_DIR)
+	cd $(GEMINI_DIR) && ( [ -f package.json ] || echo '{"private":true}' > package.json ) && \
+		npm install --no-audit --no-fund --loglevel=error @google/gemini-cli
+	touch $@
+
 # bench-report runs every benchmark target the issues set, each next to its
-# reference in the same run (bare exec, ripgrep, raw JSON-RPC, cold apply),
-# and writes docs/performance.md with the machine. A few minutes, CPU-heavy.
-bench-report: deps
+# reference in the same run (bare exec, ripgrep, raw JSON-RPC, cold apply,
+# Gemini CLI), and writes docs/performance.md with the machine. A few
+# minutes, CPU-heavy.
+bench-report: deps bench-deps
 	@command -v rg >/dev/null 2>&1 || { \
 		echo "installing ripgrep (the grep and glob reference)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -21,10 +21,22 @@ import (
 // processes next to Gemini CLI's (docs/performance.md).
 
 var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
+	dirOnce sync.Once
+	dir     string
+	dirErr  error
+	once    sync.Once
+	bin     string
+	err     error
+}
+
+// ollmBinaryDir is the temporary directory the built binaries go to.
+func ollmBinaryDir(tb testing.TB) string {
+	tb.Helper()
+	built.dirOnce.Do(func() { built.dir, built.dirErr = os.MkdirTemp("", "ollm-start") })
+	if built.dirErr != nil {
+		tb.Fatal(built.dirErr)
+	}
+	return built.dir
 }
 
 // ollmBinary builds cmd/ollm once per test process; OLLM_START_BIN names
@@ -34,12 +46,9 @@ func ollmBinary(tb testing.TB) string {
 	if p := os.Getenv("OLLM_START_BIN"); p != "" {
 		return p
 	}
+	dir := ollmBinaryDir(tb)
 	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "ollm-start")
-		if built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "ollm")
+		built.bin = filepath.Join(dir, "ollm")
 		out, err := exec.Command("go", "build", "-o", built.bin, "github.com/ollm/ollm/cmd/ollm").CombinedOutput()
 		if err != nil {
 			built.err = fmt.Errorf("go build: %v: %s", err, out)
@@ -150,6 +159,38 @@ func TestStartInitIsLight(t *testing.T) {
 	}
 }
 
+var hello struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// helloBinary builds a Go program that prints one line: the floor of any
+// Go command's start on the machine, measured beside ollm's.
+func helloBinary(tb testing.TB) string {
+	tb.Helper()
+	dir := ollmBinaryDir(tb)
+	hello.once.Do(func() {
+		src := filepath.Join(dir, "hello")
+		if hello.err = os.MkdirAll(src, 0o755); hello.err != nil {
+			return
+		}
+		os.WriteFile(filepath.Join(src, "go.mod"), []byte("module hello\n\ngo 1.22\n"), 0o644)
+		os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644)
+		hello.bin = filepath.Join(dir, "hello-bin")
+		cmd := exec.Command("go", "build", "-o", hello.bin, ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			hello.err = fmt.Errorf("go build hello: %v: %s", err, out)
+		}
+	})
+	if hello.err != nil {
+		tb.Fatal(hello.err)
+	}
+	return hello.bin
+}
+
 // startCase is one command BenchmarkStart runs.
 type startCase struct {
 	name string
@@ -180,25 +221,33 @@ func geminiBin() string {
 	}
 }
 
-// BenchmarkStart runs whole processes: ollm's start path and, as the
-// reference, Gemini CLI's (`gemini --version`, `gemini extensions list`
-// with an empty home). Each iteration is one process; the metrics are the
-// median wall time and the median CPU time (user + system) of the
-// process. Gemini is skipped when it is not installed.
+// BenchmarkStart runs whole processes, each with an empty home: ollm's
+// start path (and `ollm ext list` without a workspace) and, as the
+// references, a Go program that prints one line (the floor of any Go
+// command here) and Gemini CLI (`gemini --version`, `gemini extensions
+// list`).
+// Each iteration is one process; the metrics are the median wall time and
+// the median CPU time (user + system) of the process. Gemini is skipped
+// when it is not installed.
 func BenchmarkStart(b *testing.B) {
 	gemini := geminiBin()
 	cases := []startCase{
+		{"go-hello", []string{""}},
 		{"ollm-version", []string{"", "version"}},
 		{"ollm-help", []string{"", "--help"}},
+		{"ollm-ext-list", []string{"", "ext", "list"}},
 		{"gemini-version", []string{gemini, "--version"}},
 		{"gemini-extensions-list", []string{gemini, "extensions", "list"}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			argv := slices.Clone(c.argv)
-			if strings.HasPrefix(c.name, "ollm") {
+			switch {
+			case c.name == "go-hello":
+				argv[0] = helloBinary(b)
+			case strings.HasPrefix(c.name, "ollm"):
 				argv[0] = ollmBinary(b)
-			} else if argv[0] == "" {
+			case argv[0] == "":
 				b.Skip("Gemini CLI is not installed (make bench-deps)")
 			}
 			env := hermetic(b)

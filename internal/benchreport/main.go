@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -172,6 +173,7 @@ func describeMachine() machine {
 		GoVersion:  strings.TrimSpace(outputOf("go", "env", "GOVERSION")),
 		OS:         runtime.GOOS + "/" + runtime.GOARCH + ", kernel " + strings.TrimSpace(outputOf("uname", "-r")),
 		Ripgrep:    firstLine([]byte(outputOf("rg", "--version"))),
+		Gemini:     geminiVersion(),
 		Commit:     strings.TrimSpace(outputOf("git", "rev-parse", "--short", "HEAD")),
 		LoadBefore: loadAvg(),
 	}
@@ -226,4 +228,18 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// geminiVersion names the Gemini CLI `make bench-deps` installed, the
+// reference of the start rows, and the Node.js it runs on.
+func geminiVersion() string {
+	data, err := os.ReadFile(filepath.Join(".deps", "gemini", "node_modules", "@google", "gemini-cli", "package.json"))
+	if err != nil {
+		return "not installed (the start rows have no reference; make bench-deps)"
+	}
+	var pkg struct{ Version string }
+	if json.Unmarshal(data, &pkg) != nil {
+		return "unknown"
+	}
+	return "@google/gemini-cli " + pkg.Version + " on Node.js " + strings.TrimSpace(outputOf("node", "--version"))
 }

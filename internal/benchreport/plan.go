@@ -29,6 +29,8 @@ var runs = []run{
 	{"./core/policy", "^(BenchmarkDecidePlainTool|BenchmarkDecideCompoundShell|BenchmarkDecideWrappedShell)$", "20000x", 3},
 	{"./core/agent", "^BenchmarkTurnOverhead$", "100x", 2},
 	{"./cmd/cli/tui", "^BenchmarkStream10kTokens$", "2x", 2},
+	{"./cmd/ollm", "^BenchmarkStart$/^(go-hello|ollm-)", "40x", 3},
+	{"./cmd/ollm", "^BenchmarkStart$/^gemini-", "3x", 2},
 }
 
 // sel names one figure: a benchmark (without the -GOMAXPROCS suffix) and
@@ -128,6 +130,17 @@ var rows = []row{
 	{Area: "cmd/cli/tui", What: "TUI: render one streamed token of a 10,000-token markdown answer (Update + View at 120x40)",
 		Measured: sel{"BenchmarkStream10kTokens", "ns/delta"}, Check: checkMax, Limit: 5 * ms,
 		RefLabel: "-", Target: "keeps up with the stream: < 5 ms per token, i.e. 200 tokens/s (#8)"},
+	{Area: "cmd/ollm", What: "`ollm version`, the whole process (median wall time)",
+		Measured: sel{"BenchmarkStart/ollm-version", "median-µs"}, Reference: &sel{"BenchmarkStart/gemini-version", "median-µs"},
+		RefLabel: "`gemini --version` (npm @google/gemini-cli)", Check: checkMax, Limit: 15 * ms, Target: "<= 15 ms (#14)"},
+	{Area: "cmd/ollm", What: "`ollm --help`, the whole process (median wall time)",
+		Measured: sel{"BenchmarkStart/ollm-help", "median-µs"}, Reference: &sel{"BenchmarkStart/gemini-version", "median-µs"},
+		RefLabel: "`gemini --version`", Check: checkMax, Limit: 15 * ms, Target: "<= 15 ms (#14)"},
+	{Area: "cmd/ollm", What: "a Go program that prints one line, the floor of any Go command's start on the machine (median wall time)",
+		Measured: sel{"BenchmarkStart/go-hello", "median-µs"}, Check: checkNone, RefLabel: "-", Target: "-"},
+	{Area: "cmd/ollm", What: "`ollm ext list` with an empty home and no workspace (median wall time)",
+		Measured: sel{"BenchmarkStart/ollm-ext-list", "median-µs"}, Reference: &sel{"BenchmarkStart/gemini-extensions-list", "median-µs"},
+		RefLabel: "`gemini extensions list`, empty home", Check: checkNone, Target: "recorded (#14)"},
 }
 
 // unitNS converts a metric's unit to nanoseconds.

@@ -164,9 +164,9 @@ func fmtNS(ns float64) string {
 
 // machine describes where the report ran.
 type machine struct {
-	Date, CPU, Memory, GoVersion, OS, Ripgrep, Commit string
-	NProc                                             int
-	LoadBefore, LoadAfter                             string
+	Date, CPU, Memory, GoVersion, OS, Ripgrep, Gemini, Commit string
+	NProc                                                     int
+	LoadBefore, LoadAfter                                     string
 }
 
 // writeReport writes docs/performance.md.
@@ -186,6 +186,7 @@ func writeReport(w io.Writer, m machine, res []result, cmds []string, runErrs []
 	fmt.Fprintf(&b, "| OS | %s |\n", m.OS)
 	fmt.Fprintf(&b, "| Go | %s |\n", m.GoVersion)
 	fmt.Fprintf(&b, "| ripgrep | %s |\n", m.Ripgrep)
+	fmt.Fprintf(&b, "| Gemini CLI | %s |\n", m.Gemini)
 	fmt.Fprintf(&b, "| commit | %s |\n", m.Commit)
 	fmt.Fprintf(&b, "| load average (1, 5, 15 min) before / after | %s / %s |\n\n", m.LoadBefore, m.LoadAfter)
 
@@ -261,6 +262,15 @@ const notes = `## Reading the table
   binary into new user and mount namespaces, where a C constructor applies
   Landlock before the Go runtime starts (docs/notes/sandbox.md; a network
   namespace, with ` + "`isolate`" + `, adds about 2 ms).
+- **Start.** One process per iteration, with an empty home, from a warm
+  page cache; the rows are median wall times. Package initialisation runs
+  before ` + "`main`" + ` for every package linked in, so the start path is the
+  sum of what every library does at init: chroma's lexers and styles and
+  the JSON Schema metaschemas load on first use (third_party/README.md);
+  ` + "`go test ./cmd/ollm -run TestStartInitIsLight`" + ` guards the
+  allocations. The test binary also reports the CPU time (` + "`median-cpu-µs`" + `).
+  Gemini CLI is a Node.js program: its figures are Node's start plus its
+  bundle.
 - **MCP and connect rows** have no target in the issue; they are recorded
   with their reference.
 - **A slower day.** Process starts vary with what else the shared machine
