@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
+	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ollm/ollm/core/tool"
@@ -255,5 +259,30 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 	if c.auth.wantsLogin() {
 		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: ollm mcp login %s", key, key.Server)
 	}
+	if why := httpFailure(err); why != "" && s.spec.Transport() != TransportStdio {
+		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %s; check that the server is running (run `ollm mcp list`)%s",
+			key.Server, m.command(s), key.Tool, why, s.logs.where())
+	}
 	return errResult(tool.ErrExec, "MCP tool %s failed: %v", key, err)
+}
+
+// httpFailure says in words why an HTTP request to a server failed, ""
+// when err is not a failure of the connection. mcp-go's own wording ("transport
+// error: unexpected nil response") names neither the cause nor the fix.
+func httpFailure(err error) string {
+	var te *transport.Error
+	if !errors.As(err, &te) {
+		return ""
+	}
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens at its address any more (connection refused): the server is down"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection before answering: it crashed or was stopped"
+	case strings.Contains(err.Error(), "unexpected nil response"):
+		return "the server ended its response stream without an answer: it crashed, restarted or dropped the request"
+	case strings.Contains(err.Error(), "failed to resume the SSE stream"):
+		return "the server's response stream ended and could not be resumed (" + te.Err.Error() + ")"
+	}
+	return ""
 }
