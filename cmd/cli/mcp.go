@@ -69,8 +69,11 @@ type MCPOptions struct {
 }
 
 // oneShotStopGrace is how long a command that exits right after its work
-// gives a stdio server between closing its stdin and SIGTERM.
-const oneShotStopGrace = 100 * time.Millisecond
+// gives a stdio server between closing its stdin and SIGTERM. A server
+// that exits on EOF (most do) is gone in a few milliseconds; one that
+// ignores it (server-everything) would otherwise hold every command up
+// by the whole grace.
+const oneShotStopGrace = 25 * time.Millisecond
 
 func (o *MCPOptions) adHoc() bool { return o.URL != "" || o.Command != "" }
 

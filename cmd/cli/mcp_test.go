@@ -13,7 +13,7 @@ import (
 )
 
 // everythingScript finds server-everything, installed by `make deps`.
-func everythingScript(t *testing.T) string {
+func everythingScript(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("OLLM_NPM_DIR")
 	if dir == "" {
@@ -35,6 +35,54 @@ func everythingScript(t *testing.T) string {
 // TestMCPCallURL calls server-everything over streamable HTTP with --url
 // and no profile at all.
 func TestMCPCallURL(t *testing.T) {
+	addr := startEverythingHTTP(t)
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return t.TempDir()
+		}
+		return ""
+	}, Environ: os.Environ, Getwd: os.Getwd, Now: time.Now}
+	o := newMCPOptions(f)
+	o.URL = "http://" + addr + "/mcp"
+	server, name, params, err := mcpCallArgs(o, []string{"trigger-long-running-operation", `{"duration":0.2,"steps":2}`})
+	if err != nil || server != adHocName {
+		t.Fatal(server, err)
+	}
+	if err := mcpCallRun(o, server, name, params); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out.String(), "completed") || !strings.Contains(errOut.String(), "progress 2/2") {
+		t.Errorf("stdout %q stderr %q", out, errOut)
+	}
+}
+
+// get-roots-list makes server-everything ask for the roots on the GET
+// stream, outside the call: the answer comes back within the call, and the
+// root is the directory ollm runs in.
+func TestMCPCallURLRootsOverGetStream(t *testing.T) {
+	addr := startEverythingHTTP(t)
+	wd := t.TempDir()
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return t.TempDir()
+		}
+		return ""
+	}, Environ: os.Environ, Getwd: func() (string, error) { return wd, nil }, Now: time.Now}
+	o := newMCPOptions(f)
+	o.URL = "http://" + addr + "/mcp"
+	if err := mcpCallRun(o, adHocName, "get-roots-list", "{}"); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out.String(), "URI: file://"+wd) {
+		t.Errorf("stdout %q stderr %q", out, errOut)
+	}
+}
+
+// startEverythingHTTP runs server-everything over streamable HTTP on a
+// loopback port and returns its address.
+func startEverythingHTTP(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,23 +107,5 @@ func TestMCPCallURL(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	io, _, out, errOut := TestIO()
-	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
-		if k == "OLLM_HOME" {
-			return t.TempDir()
-		}
-		return ""
-	}, Environ: os.Environ, Getwd: os.Getwd, Now: time.Now}
-	o := newMCPOptions(f)
-	o.URL = "http://" + addr + "/mcp"
-	server, name, params, err := mcpCallArgs(o, []string{"trigger-long-running-operation", `{"duration":0.2,"steps":2}`})
-	if err != nil || server != adHocName {
-		t.Fatal(server, err)
-	}
-	if err := mcpCallRun(o, server, name, params); err != nil {
-		t.Fatalf("%v\n%s", err, errOut)
-	}
-	if !strings.Contains(out.String(), "completed") || !strings.Contains(errOut.String(), "progress 2/2") {
-		t.Errorf("stdout %q stderr %q", out, errOut)
-	}
+	return addr
 }

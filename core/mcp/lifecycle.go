@@ -151,6 +151,9 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	}
 	if err == nil {
 		m.protocols.remember(c.protoKey, s.spec.Name, c.protocol())
+		if c.hasGetStream() {
+			go c.listen()
+		}
 		if why := c.wire.discoverRejected(); why != "" {
 			c.log.Warn("connected with the initialize handshake after an invalid server/discover result", "protocol", c.protocol(), "discover", why)
 		}
