@@ -36,6 +36,10 @@ type Spec struct {
 	// Permissions are the extension manifest's permissions: the sandbox
 	// of its servers that declare none (see DeclaredSandbox).
 	Permissions *schema.Sandbox
+	// Roots are the directories offered to this server as roots; empty:
+	// Options.Roots (the workspace) and the extra directories its sandbox
+	// lets it read or write (see conn.roots).
+	Roots []string
 }
 
 // Transport is the server's transport with the default filled in: stdio

@@ -235,7 +235,7 @@ func (c *conn) clientOptions() []client.ClientOption {
 	var opts []client.ClientOption
 	if c.answersRequests() {
 		opts = append(opts,
-			client.WithRootsHandler(rootsHandler{roots: c.opts.Roots}),
+			client.WithRootsHandler(rootsHandler{roots: c.roots()}),
 			client.WithElicitationHandler(elicitHandler{server: c.spec.Name, elicit: c.opts.Elicit}))
 	}
 	if c.opts.Sample != nil && c.answersRequests() {

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ollm/ollm/schema"
 )
 
 // Elicitation is a server's request for input from the user.
@@ -60,9 +64,42 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 	res := &mcp.ElicitationResult{}
 	res.Action = mcp.ElicitationResponseAction(reply.Action)
 	if reply.Action == ElicitAccept {
-		res.Content = reply.Content
+		res.Content = withDefaults(reply.Content, req.Params.RequestedSchema)
 	}
 	return res, nil
+}
+
+// withDefaults fills the fields an accepted answer leaves out with the
+// defaults the requested schema gives them (SEP-1034: every primitive
+// field may carry a default, which the form starts from). The answer's
+// own values win; content is not changed.
+func withDefaults(content map[string]any, schema any) map[string]any {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return content
+	}
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return content
+	}
+	out := make(map[string]any, len(content)+len(s.Properties))
+	for k, v := range content {
+		out[k] = v
+	}
+	for name, p := range s.Properties {
+		if _, given := out[name]; given || len(p.Default) == 0 || string(p.Default) == "null" {
+			continue
+		}
+		var v any
+		if json.Unmarshal(p.Default, &v) == nil {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // SamplingMessage is one message of a sampling request.
@@ -107,7 +144,7 @@ func (h sampleHandler) CreateMessage(ctx context.Context, req mcp.CreateMessageR
 	}
 	reply, err := h.sample(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("sampling request from MCP server %q refused: %w", h.server, err)
+		return nil, &refusedError{fmt.Sprintf("sampling request from MCP server %q refused: %v", h.server, err)}
 	}
 	res := &mcp.CreateMessageResult{Model: reply.Model, StopReason: reply.StopReason}
 	res.Role = mcp.RoleAssistant
@@ -136,7 +173,18 @@ func samplingText(c any) string {
 	}
 }
 
-// rootsHandler reports the workspace as the client's roots.
+// refusedError is a server request the user (or the lack of a terminal)
+// refused. It is answered with the error code the spec gives a rejected
+// sampling request, -1, instead of an internal error (see wire).
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// codeUserRejected is the JSON-RPC error code of a request the user
+// rejected (MCP sampling: "User rejected sampling request").
+const codeUserRejected = -1
+
+// rootsHandler reports a server's roots (conn.roots).
 type rootsHandler struct{ roots []string }
 
 func (h rootsHandler) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
@@ -150,4 +198,40 @@ func (h rootsHandler) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*m
 // FileURI turns an absolute path into a file:// URI.
 func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// roots are the directories offered to the server: its own Roots when
+// set, else the workspace roots and the extra directories its declared
+// sandbox lets it read or write, so a server confined to a directory
+// outside the workspace is told about it. Relative and "~/" paths of the
+// sandbox are resolved the way the sandbox resolves them; a path that is
+// not a directory is left out.
+func (c *conn) roots() []string {
+	if len(c.spec.Roots) > 0 {
+		return c.spec.Roots
+	}
+	out := slices.Clone(c.opts.Roots)
+	d := c.spec.DeclaredSandbox()
+	if d == nil || d.Preset == schema.SandboxOff {
+		return out
+	}
+	base := ""
+	if len(c.opts.Roots) > 0 {
+		base = c.opts.Roots[0]
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range append(slices.Clone(d.Write), d.Read...) {
+		switch {
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		case !filepath.IsAbs(p) && base != "":
+			p = filepath.Join(base, p)
+		}
+		p = filepath.Clean(p)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() || slices.Contains(out, p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -61,6 +62,23 @@ func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*
 	return resp, nil
 }
 
+// answerRefusals turns a refusal by the user into the JSON-RPC error the
+// spec asks for (code -1), where mcp-go's transports would answer any
+// handler error with an internal error.
+func answerRefusals(h transport.RequestHandler) transport.RequestHandler {
+	if h == nil {
+		return nil
+	}
+	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		resp, err := h(ctx, req)
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			return transport.NewJSONRPCErrorResponse(req.ID, codeUserRejected, refused.msg, nil), nil
+		}
+		return resp, err
+	}
+}
+
 // discoverRejected says why a server/discover result was refused.
 func (w *wire) discoverRejected() string {
 	w.mu.Lock()
@@ -71,6 +89,7 @@ func (w *wire) discoverRejected() string {
 // SetRequestHandler keeps the client's handler for server-to-client
 // requests and passes it on.
 func (w *wire) SetRequestHandler(h transport.RequestHandler) {
+	h = answerRefusals(h)
 	w.mu.Lock()
 	w.requests = h
 	w.mu.Unlock()
