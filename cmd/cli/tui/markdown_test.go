@@ -49,3 +49,29 @@ func TestMarkdownRendersWithGlamour(t *testing.T) {
 		t.Fatalf("not rendered as markdown:\n%s", v)
 	}
 }
+
+// Code blocks are highlighted and HTML is stripped; both go through the
+// patched copies in third_party/ (lexers and styles load on first use,
+// HTML is stripped without bluemonday).
+func TestMarkdownHighlightsCodeAndStripsHTML(t *testing.T) {
+	md := NewMarkdown(80, "dark")
+	md.Append("<div>kept <b>text</b><script>dropped()</script></div>\n\n```go\nfunc main() { return }\n```\n\n```lisp\n(defun f (x) (car x))\n```\n")
+	md.Finish()
+	v := md.View()
+	for _, w := range []string{"kept", "text", "func", "main", "defun"} {
+		if !strings.Contains(v, w) {
+			t.Errorf("view lacks %q:\n%q", w, v)
+		}
+	}
+	for _, w := range []string{"<b>", "dropped", "<div>"} {
+		if strings.Contains(v, w) {
+			t.Errorf("view has %q:\n%q", w, v)
+		}
+	}
+	// The keyword and the function name get different colours.
+	kw := strings.Index(v, "func")
+	name := strings.Index(v, "main")
+	if kw < 0 || name < kw || !strings.Contains(v[kw:name], "\x1b[") {
+		t.Errorf("code block not highlighted:\n%q", v)
+	}
+}
