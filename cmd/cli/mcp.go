@@ -25,11 +25,12 @@ import (
 func newCmdMCP(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Inspect, call, add and remove MCP servers",
+		Short: "Inspect, call, read, add and remove MCP servers",
 		Long: `MCP servers bring external tools. They come from the profile (mcp.servers),
 from extensions and from a workspace .mcp.json; workspace servers start only
 after ` + "`ollm trust`" + ` approves the workspace. These commands start the servers,
-show their status and tools, and call a tool by hand. --url URL or
+show their status, tools, resources and prompts, call a tool and read a
+resource by hand. --url URL or
 --command "cmd args" talks to one server without any profile. add and remove
 edit mcp.servers in the workspace ollm.cue or, with --user, the user profile;
 login and logout manage the OAuth tokens of HTTP servers that require them.`,
@@ -43,8 +44,8 @@ login and logout manage the OAuth tokens of HTTP servers that require them.`,
   ollm mcp login github`,
 		Args: noArgs,
 	}
-	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPAdd(f), newCmdMCPRemove(f),
-		newCmdMCPLogin(f), newCmdMCPLogout(f))
+	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPResources(f), newCmdMCPRead(f),
+		newCmdMCPPrompts(f), newCmdMCPAdd(f), newCmdMCPRemove(f), newCmdMCPLogin(f), newCmdMCPLogout(f))
 	return cmd
 }
 
@@ -439,22 +440,41 @@ func mcpCallRun(o *MCPOptions, server, name, params string) error {
 	if err != nil {
 		return &FlagError{Err: err}
 	}
-	res, err := inv.Execute(o.Context, func(c tool.Chunk) { printProgress(o.IO, c) })
+	progress := func(c tool.Chunk) { printProgress(o.IO, c) }
+	if o.JSON {
+		return mcpCallJSON(o, m, t, inv, progress)
+	}
+	res, err := inv.Execute(o.Context, progress)
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		if err := writeJSON(o.IO.Out, res); err != nil {
-			return err
-		}
-	} else if res.Display != "" {
+	if res.Display != "" {
 		fmt.Fprintln(o.IO.Out, res.Display)
 	}
 	if res.Error != nil {
-		if o.JSON {
-			return &SilentError{Code: ExitError}
-		}
 		return errors.New(res.Error.Message)
+	}
+	return nil
+}
+
+// mcpCallJSON prints the result as the server sent it, every content
+// block whole (images in base64): a tool error exits 1 after it; a call
+// that brought no result back is an error on stderr.
+func mcpCallJSON(o *MCPOptions, m *mcp.Manager, t tool.Tool, inv tool.Invocation, progress func(tool.Chunk)) error {
+	key := t.(interface{ Key() mcp.ToolKey }).Key()
+	params := inv.(interface{ Params() json.RawMessage }).Params()
+	res, raw, err := m.CallRaw(o.Context, key, params, progress)
+	if err != nil {
+		return err
+	}
+	if raw == nil {
+		return errors.New(res.Error.Message)
+	}
+	if err := writeJSON(o.IO.Out, raw); err != nil {
+		return err
+	}
+	if raw.IsError {
+		return &SilentError{Code: ExitError}
 	}
 	return nil
 }

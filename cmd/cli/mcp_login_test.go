@@ -32,9 +32,10 @@ func TestMCPLoginLogout(t *testing.T) {
 		return ""
 	}, Environ: os.Environ, Getwd: func() (string, error) { return ws, nil }, Now: time.Now}
 
-	// Without a terminal, list says how to log in.
+	// Without a terminal, list says how to log in (and exits 1: the
+	// servers failed).
 	lo := newMCPOptions(f)
-	if err := mcpListRun(lo); err != nil {
+	if err := mcpListRun(lo); err == nil || !strings.Contains(err.Error(), "2 of 2 MCP servers failed") {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "ollm mcp login secure") {
@@ -61,7 +62,7 @@ func TestMCPLoginLogout(t *testing.T) {
 
 	io.StdinTTY = false
 	out.Reset()
-	if err := mcpListRun(newMCPOptions(f)); err != nil {
+	if err := mcpListRun(newMCPOptions(f)); err == nil || !strings.Contains(err.Error(), "1 of 2 MCP servers failed (local)") {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "secure  ready") {

@@ -95,13 +95,16 @@ func renderPrompt(msgs []mcp.PromptMessage) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Resource is one resource a server offers.
+// Resource is one resource, or resource template, a server offers.
 type Resource struct {
 	Server      string `json:"server"`
-	URI         string `json:"uri"`
+	URI         string `json:"uri,omitempty"`
+	URITemplate string `json:"uriTemplate,omitempty"` // for a template
 	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MIMEType    string `json:"mimeType,omitempty"`
+	Size        int64  `json:"size,omitempty"`
 }
 
 // Resources lists a ready server's resources (every page).

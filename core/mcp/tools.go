@@ -206,6 +206,40 @@ func (i *invocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Re
 // result with Error set, so the model sees it; the error return is
 // reserved for misuse.
 func (m *Manager) Call(ctx context.Context, key ToolKey, args json.RawMessage, out func(tool.Chunk)) (tool.Result, error) {
+	res, _, err := m.call(ctx, key, args, out)
+	return res, err
+}
+
+// CallResult is a tool result as the server sent it: every content block
+// whole (images and audio in base64, embedded resources with their text
+// or blob), for `ollm mcp call --json`.
+type CallResult struct {
+	Tool              string            `json:"tool"` // server:tool
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent any               `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+}
+
+// CallRaw is Call that also returns the result as the server sent it;
+// nil when the call failed before a result came back (the tool.Result
+// then holds the error).
+func (m *Manager) CallRaw(ctx context.Context, key ToolKey, args json.RawMessage, out func(tool.Chunk)) (tool.Result, *CallResult, error) {
+	res, raw, err := m.call(ctx, key, args, out)
+	if err != nil || raw == nil {
+		return res, nil, err
+	}
+	cr := &CallResult{Tool: key.String(), Content: []json.RawMessage{}, StructuredContent: raw.StructuredContent, IsError: raw.IsError}
+	for _, c := range raw.Content {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return res, nil, err
+		}
+		cr.Content = append(cr.Content, b)
+	}
+	return res, cr, nil
+}
+
+func (m *Manager) call(ctx context.Context, key ToolKey, args json.RawMessage, out func(tool.Chunk)) (tool.Result, *mcp.CallToolResult, error) {
 	m.mu.Lock()
 	s, ok := m.servers[key.Server]
 	var c *conn
@@ -215,10 +249,10 @@ func (m *Manager) Call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	}
 	m.mu.Unlock()
 	if !ok {
-		return tool.Result{}, fmt.Errorf("no MCP server %q", key.Server)
+		return tool.Result{}, nil, fmt.Errorf("no MCP server %q", key.Server)
 	}
 	if c == nil {
-		return errResult(tool.ErrUnavailable, "MCP server %q is %s%s", key.Server, st.State, colon(st.Error)), nil
+		return errResult(tool.ErrUnavailable, "MCP server %q is %s%s", key.Server, st.State, colon(st.Error)), nil, nil
 	}
 	timeout := m.opts.callTimeout()
 	if s.spec.Config.Timeout > 0 {
@@ -228,9 +262,9 @@ func (m *Manager) Call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	defer cancel()
 	res, err := c.callTool(callCtx, key.Tool, args, out)
 	if err != nil {
-		return m.callError(ctx, callCtx, s, c, key, timeout, err), nil
+		return m.callError(ctx, callCtx, s, c, key, timeout, err), nil, nil
 	}
-	return ConvertResult(key, res, m.opts.maxResult()), nil
+	return ConvertResult(key, res, m.opts.maxResult()), res, nil
 }
 
 func colon(s string) string {
