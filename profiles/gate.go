@@ -48,6 +48,9 @@ func workspaceTrust(opts Options, in *inputs) (schema.Trust, error) {
 		t.Approved = true
 		return t, nil
 	}
+	if opts.Unapproved {
+		return t, nil
+	}
 	tw, err := store.LoadTrustedWorkspaces(opts.Home.TrustedWorkspaces())
 	if err != nil {
 		return t, err

@@ -26,6 +26,10 @@ type Options struct {
 	// runs nothing: the resolver (fetching and pinning) and `ollm trust`
 	// showing what it would approve. Everything else gets the gated view.
 	Ungated bool
+	// Unapproved resolves as if the workspace were not approved (unless
+	// the user profile trusts every workspace): the gated view a
+	// generation keeps for when its workspace is not approved.
+	Unapproved bool
 }
 
 // LockedDir is a locked extension already present in the store.

@@ -41,6 +41,8 @@ type Applier struct {
 	Options profiles.Options
 	Load    func(profiles.Options) (*schema.Resolved, error) // nil: profiles.Load
 	Now     func() time.Time                                 // nil: time.Now
+
+	full profiles.Options // the last resolve's loader options
 }
 
 // ApplyOptions select the mode.
@@ -52,6 +54,9 @@ type ApplyOptions struct {
 	// LockHeld: the caller holds the workspace lock (LockWorkspace), as
 	// `ext add` does around its edit of ollm.cue, so Apply does not take it.
 	LockHeld bool
+	// Offline fetches nothing (Request.Offline): an apply that would need
+	// the network fails with ErrNeedsFetch and writes nothing.
+	Offline bool
 }
 
 // LockWorkspace takes the lock that serialises every read-modify-write of
@@ -171,7 +176,11 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 		return res, nil
 	}
 	final.LockDigest = digest
-	n, err := a.writeGeneration(home, ws, lock, final)
+	gated, err := a.gatedView(final)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.writeGeneration(home, ws, lock, final, gated)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +194,7 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, opts ApplyOptions) (*schema.Lock, *schema.Resolved, error) {
 	base := a.Options
 	base.Locked, base.Teams = nil, nil
-	req := Request{Old: old, Base: a.Options.Workspace.Root, Locked: opts.Locked, Update: opts.Update, DryRun: opts.DryRun}
+	req := Request{Old: old, Base: a.Options.Workspace.Root, Locked: opts.Locked, Update: opts.Update, DryRun: opts.DryRun, Offline: opts.Offline}
 	first, err := a.load(base)
 	if err != nil {
 		return nil, nil, err
@@ -228,6 +237,7 @@ func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, op
 	if err != nil {
 		return nil, nil, err
 	}
+	a.full = full
 	pkgs := PackageWants(final)
 	if opts.Locked {
 		if st := Stale(req.Wants, pkgs, old); len(st) > 0 {
@@ -392,7 +402,30 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *schema.Lock, final *schema.Resolved) (int, error) {
+// gatedView resolves the final profile once more as if the workspace were
+// not approved: what the generation runs while it is not. nil when
+// nothing would be held back (no workspace, nothing widening, or the user
+// trusts every workspace).
+func (a *Applier) gatedView(final *schema.Resolved) (*schema.Resolved, error) {
+	o := a.full
+	o.Ungated, o.Unapproved = false, true
+	load := profiles.Load
+	if a.Load != nil {
+		load = a.Load
+	}
+	g, err := load(o)
+	if err != nil {
+		return nil, err
+	}
+	t := g.Trust
+	if !t.Gated || (len(t.Held) == 0 && len(t.HeldServers) == 0 && len(t.HeldExtensions) == 0) {
+		return nil, nil
+	}
+	g.LockDigest = final.LockDigest
+	return g, nil
+}
+
+func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *schema.Lock, final, gated *schema.Resolved) (int, error) {
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
@@ -400,7 +433,7 @@ func (a *Applier) writeGeneration(home store.Home, ws store.Workspace, lock *sch
 	inputs, digest := Inputs(home, ws, final)
 	gen := &store.Generation{
 		Created: now().UTC(), Workspace: ws.Root, LockDigest: final.LockDigest,
-		InputsDigest: digest, Inputs: inputs, Lock: *CopyLock(lock), Resolved: *final,
+		InputsDigest: digest, Inputs: inputs, Lock: *CopyLock(lock), Resolved: *final, Gated: gated,
 	}
 	for _, list := range [][]schema.LockedSource{lock.Profiles, lock.Extensions} {
 		for _, e := range list {

@@ -61,7 +61,15 @@ type Request struct {
 	// DryRun resolves refs but fetches and installs nothing; new entries
 	// have no hash.
 	DryRun bool
+	// Offline fetches nothing: a source or package that would need the
+	// network (a new or moved git source, one missing from the store, an
+	// unpinned package) fails with ErrNeedsFetch. Automatic applies use it.
+	Offline bool
 }
+
+// ErrNeedsFetch is returned by an Offline resolution that would need the
+// network.
+var ErrNeedsFetch = errors.New("needs a fetch")
 
 func (q Request) updating(name string) bool {
 	for _, u := range q.Update {
@@ -146,6 +154,9 @@ func (r *Resolver) ensureOne(ctx context.Context, req Request, w Want, old *sche
 		return r.ensurePath(req, w, e, old, keep)
 	}
 	url := GitURL(e.Source, req.Base)
+	if req.Offline && !keep {
+		return e, r.sourceErr(w, e, ErrNeedsFetch, "run `ollm profile apply`")
+	}
 	if !keep {
 		commit, err := r.Git.Resolve(ctx, url, e.Ref)
 		if err != nil {
@@ -159,7 +170,7 @@ func (r *Resolver) ensureOne(ctx context.Context, req Request, w Want, old *sche
 	if req.DryRun {
 		return e, nil
 	}
-	return r.install(ctx, w, e, url, keep)
+	return r.install(ctx, w, e, url, keep, req.Offline)
 }
 
 var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
@@ -175,7 +186,7 @@ func GitURL(source, base string) string {
 }
 
 // install makes sure entry e is in the store, fetching it if needed.
-func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, url string, keep bool) (schema.LockedSource, error) {
+func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, url string, keep, offline bool) (schema.LockedSource, error) {
 	if e.Hash != "" {
 		dir, ok, corrupt, err := r.Store.Has(e.Hash, e.Name)
 		if err != nil {
@@ -187,6 +198,9 @@ func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, u
 		if corrupt && r.Events.Corrupt != nil {
 			r.Events.Corrupt(e.Name, dir)
 		}
+	}
+	if offline {
+		return e, r.sourceErr(w, e, ErrNeedsFetch, "run `ollm profile apply`")
 	}
 	if r.Events.Fetching != nil {
 		r.Events.Fetching(w.Kind, e.Name, e.Source, e.Ref)
@@ -467,6 +481,9 @@ func (r *Resolver) EnsurePackages(ctx context.Context, req Request, wants []Pack
 		}
 		if req.Locked {
 			return nil, &SourceError{Kind: KindPackage, Name: p.Server, Source: p.Runner + " " + p.Package, Err: errors.New("not pinned by ollm.lock"), Fix: "run `ollm profile lock` and commit ollm.lock"}
+		}
+		if req.Offline {
+			return nil, &SourceError{Kind: KindPackage, Name: p.Server, Source: p.Runner + " " + p.Package, Err: ErrNeedsFetch, Fix: "run `ollm profile apply`"}
 		}
 		if r.Versions == nil {
 			return nil, &SourceError{Kind: KindPackage, Name: p.Server, Source: p.Runner + " " + p.Package, Err: errors.New("no version resolver configured")}

@@ -21,7 +21,22 @@ type Profile struct {
 	Settings   map[string]map[string]any `json:"settings,omitempty"`
 	Skills     []Skill                   `json:"skills,omitempty"`
 	Sandbox    SandboxConfig             `json:"sandbox"`
+	Profile    ProfileConfig             `json:"profile"`
 }
+
+// ProfileConfig says how the runtime follows the profile's files.
+type ProfileConfig struct {
+	// AutoApply: "local" (default) builds and switches to a new generation
+	// when the inputs changed and that needs no fetch and no new approval;
+	// "never" only says so.
+	AutoApply string `json:"autoApply,omitempty"`
+}
+
+// Auto-apply modes.
+const (
+	AutoApplyLocal = "local"
+	AutoApplyNever = "never"
+)
 
 // Model selects the provider and the model the agent talks to.
 type Model struct {

@@ -224,6 +224,17 @@ func (c *CAS) Recover() (int, error) {
 	n := 0
 	for _, e := range entries {
 		if !e.IsDir() {
+			// A lock file alone: the process was killed between taking
+			// the lock and creating its directory.
+			base, ok := strings.CutSuffix(e.Name(), ".lock")
+			if _, err := os.Lstat(filepath.Join(c.tmpRoot(), base)); ok && errors.Is(err, fs.ErrNotExist) {
+				lock := filepath.Join(c.tmpRoot(), e.Name())
+				fl := flock.New(lock)
+				if got, err := fl.TryLock(); err == nil && got {
+					_ = os.Remove(lock)
+					_ = fl.Unlock()
+				}
+			}
 			continue
 		}
 		dir := filepath.Join(c.tmpRoot(), e.Name())

@@ -159,6 +159,32 @@ func TestRecoverAfterSIGKILL(t *testing.T) {
 	}
 }
 
+// A process killed between taking a temporary directory's lock and
+// creating the directory leaves the lock file alone; Recover removes it,
+// and keeps the lock of a live one.
+func TestRecoverRemovesAnOrphanLock(t *testing.T) {
+	cas := NewCAS(filepath.Join(t.TempDir(), "store"))
+	casCleanup(t, cas.Dir)
+	live, err := cas.NewTemp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Discard()
+	orphan := filepath.Join(cas.tmpRoot(), "0123456789abcdef.lock")
+	if err := os.WriteFile(orphan, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cas.Recover(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("orphan lock kept: %v", err)
+	}
+	if _, err := os.Stat(live.Dir + ".lock"); err != nil {
+		t.Errorf("a live lock was removed: %v", err)
+	}
+}
+
 func TestEntryName(t *testing.T) {
 	n, err := EntryName("h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "guard")
 	if err != nil || n != "0000000000000000000000000000000000000000000000000000000000000000-guard" {

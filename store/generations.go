@@ -30,6 +30,10 @@ type Generation struct {
 	StoreEntries []string        `json:"storeEntries,omitempty"` // store directory names it uses
 	Lock         schema.Lock     `json:"lock"`
 	Resolved     schema.Resolved `json:"resolved"`
+	// Gated is the resolution with an unapproved workspace's widening
+	// values held back: what runs while the workspace is not approved at
+	// Gated.Trust.Digest. nil when nothing would be held back.
+	Gated *schema.Resolved `json:"gated,omitempty"`
 }
 
 // InputFile is one file whose bytes went into a generation. Digest is

@@ -60,7 +60,7 @@ type DoctorOptions struct {
 }
 
 func newCmdDoctor(f *Factory) *cobra.Command {
-	opts := &DoctorOptions{IO: f.IO, Context: f.Context, Load: f.LoadProfile, Home: f.Home, Deps: newResolveDeps(f),
+	opts := &DoctorOptions{IO: f.IO, Context: f.Context, Load: f.LoadFiles, Home: f.Home, Deps: newResolveDeps(f),
 		Getenv: f.Getenv, Now: f.Now, LookPath: exec.LookPath, Timeout: 5 * time.Second,
 		Provider: func(m schema.Model) (llm.Provider, error) { return llm.New(m, llm.Config{Getenv: f.Getenv}) }}
 	cmd := &cobra.Command{

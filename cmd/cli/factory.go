@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/ollm/ollm/profiles"
@@ -23,6 +24,9 @@ type Factory struct {
 	Context context.Context
 	// Flags shared by every command (set by the root command).
 	Global GlobalFlags
+
+	noticeMu sync.Mutex
+	noticed  map[string]bool // generation notices printed (notice)
 }
 
 // GlobalFlags are the root command's persistent flags.
@@ -62,18 +66,34 @@ func (f *Factory) Workspace() (store.Workspace, error) {
 	return ws, nil
 }
 
-// LoadProfile resolves the profile for this invocation, with an unapproved
-// workspace's widening values held back. An invalid profile is a
-// *ConfigError (exit 2) whose message names every file and position.
-func (f *Factory) LoadProfile() (*schema.Resolved, error) { return f.loadProfile(false) }
+// LoadProfile is what runs in this workspace: its current generation
+// (see generation.go), with an unapproved workspace's widening values held
+// back; the files when no generation was applied yet or --ext adds
+// extensions. An invalid profile is a *ConfigError (exit 2) whose message
+// names every file and position.
+func (f *Factory) LoadProfile() (*schema.Resolved, error) { return f.loadProfile(false, true) }
 
-// LoadUngated resolves the profile as if the workspace were approved: what
+// LoadUngated is LoadProfile as if the workspace were approved: what
 // `ollm trust` would approve, and the specs of held workspace servers a
 // session may approve one by one. Nothing loaded this way runs unless the
 // user approves it.
-func (f *Factory) LoadUngated() (*schema.Resolved, error) { return f.loadProfile(true) }
+func (f *Factory) LoadUngated() (*schema.Resolved, error) { return f.loadProfile(true, true) }
 
-func (f *Factory) loadProfile(ungated bool) (*schema.Resolved, error) {
+// LoadFiles resolves what the profile files say now (gated), whatever
+// generation runs: `profile show --source`, validation after an edit.
+func (f *Factory) LoadFiles() (*schema.Resolved, error) { return f.loadProfile(false, false) }
+
+func (f *Factory) loadProfile(ungated, generation bool) (*schema.Resolved, error) {
+	if generation {
+		base, err := f.BaseOptions()
+		if err != nil {
+			return nil, err
+		}
+		r, _, ok, err := f.fromGeneration(base, ungated)
+		if err != nil || ok {
+			return r, err
+		}
+	}
 	opts, err := f.ProfileOptions()
 	if err != nil {
 		return nil, err

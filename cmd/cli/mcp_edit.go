@@ -41,7 +41,7 @@ type MCPEditOptions struct {
 
 func newMCPEditOptions(f *Factory) *MCPEditOptions {
 	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd,
-		Validate: func() error { _, err := f.LoadProfile(); return err }}
+		Validate: func() error { _, err := f.LoadFiles(); return err }}
 }
 
 func newCmdMCPAdd(f *Factory) *cobra.Command {

@@ -45,28 +45,42 @@ var profileSubcommands = []func(*Factory) *cobra.Command{
 
 // ProfileShowOptions are the options of `ollm profile show`.
 type ProfileShowOptions struct {
-	IO   *IOStreams
-	Load func() (*schema.Resolved, error)
-	JSON bool
+	IO     *IOStreams
+	Load   func() (*schema.Resolved, error)
+	Files  func() (*schema.Resolved, error)
+	Source bool
+	JSON   bool
 }
 
 func newCmdProfileShow(f *Factory) *cobra.Command {
-	opts := &ProfileShowOptions{IO: f.IO, Load: f.LoadProfile}
+	opts := &ProfileShowOptions{IO: f.IO, Load: f.LoadProfile, Files: f.LoadFiles}
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the resolved profile (sensitive values redacted)",
-		Args:  noArgs,
+		Long: `Show prints what runs in this workspace: its current generation (see
+'ollm profile generations'), with an unapproved workspace's widening values
+held back. --source resolves what the profile files say now instead, which
+differs when they changed since the generation was built and were not
+applied (profile.autoApply: "never", a change that needs a fetch, or a
+rollback).`,
+		Args: noArgs,
 		Example: `  ollm profile show
+  ollm profile show --source   # what the files say now
   ollm profile show --json | jq .profile.policy
   ollm --ext ./my-ext profile show   # as it would be with an extension loaded for one run`,
 		RunE: func(cmd *cobra.Command, args []string) error { return profileShowRun(opts) },
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON")
+	cmd.Flags().BoolVar(&opts.Source, "source", false, "resolve the profile files as they are now, not the current generation")
 	return cmd
 }
 
 func profileShowRun(opts *ProfileShowOptions) error {
-	r, err := opts.Load()
+	load := opts.Load
+	if opts.Source && opts.Files != nil {
+		load = opts.Files
+	}
+	r, err := load()
 	if err != nil {
 		return err
 	}

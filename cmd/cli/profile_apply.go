@@ -318,18 +318,26 @@ func profileLockRun(opts *ProfileLockOptions) error {
 // ProfileDiffOptions are the options of `ollm profile diff`.
 type ProfileDiffOptions struct {
 	Deps     ResolveDeps
+	Files    func() (*schema.Resolved, error) // what the files resolve to now
 	JSON     bool
 	ExitCode bool
 }
 
 func newCmdProfileDiff(f *Factory) *cobra.Command {
-	opts := &ProfileDiffOptions{Deps: newResolveDeps(f)}
+	opts := &ProfileDiffOptions{Deps: newResolveDeps(f), Files: f.LoadFiles}
 	cmd := &cobra.Command{
 		Use:   "diff",
-		Short: "Show how ollm.lock differs from what the profile asks for",
+		Short: "Show how ollm.lock and the running generation differ from the profile files",
 		Long: `Diff compares ollm.lock with the profile's sources and MCP server packages
 without fetching anything: sources the lock lacks (+), sources it pins from a
-different request (~) and entries the profile no longer asks for (-).`,
+different request (~) and entries the profile no longer asks for (-).
+
+It then compares the workspace's current generation, which is what sessions
+and commands run, with what the files resolve to now: extensions, MCP
+servers and skills added (+) or gone (-), and hooks, policy, settings,
+model, tools or sandbox changed (~). A generation is behind when the files
+changed and were not applied (profile.autoApply: "never", a change that
+needs a fetch or a hook approval, or a rollback pin).`,
 		Args: noArgs,
 		Example: `  ollm profile diff
   ollm profile diff --exit-code   # exit 1 when the lock is out of date`,
@@ -350,14 +358,31 @@ func profileDiffRun(opts *ProfileDiffOptions) error {
 		return resolveError(err)
 	}
 	w := opts.Deps.IO.Out
+	var gd *generationDiff
+	if lo, err := opts.Deps.Options(); err == nil {
+		var files *schema.Resolved
+		if opts.Files != nil {
+			files, _ = opts.Files() // unresolvable files: only that they changed
+		}
+		if d, ok, err := diffGeneration(lo, files); err != nil {
+			return err
+		} else if ok {
+			gd = &d
+		}
+	}
 	if opts.JSON {
 		if changes == nil {
 			changes = []resolver.Change{}
 		}
-		if err := writeJSON(w, map[string]any{"lockExists": old != nil, "changes": changes}); err != nil {
+		out := map[string]any{"lockExists": old != nil, "changes": changes}
+		if gd != nil {
+			out["generation"] = gd
+		}
+		if err := writeJSON(w, out); err != nil {
 			return err
 		}
 	} else {
+		defer printGenerationDiff(w, gd)
 		if old == nil {
 			fmt.Fprintln(w, "no ollm.lock yet")
 		}
@@ -454,7 +479,11 @@ func profileGenerationsRun(opts *ProfileGenerationsOptions) error {
 		if len(d) > 12 {
 			d = d[:12]
 		}
-		fmt.Fprintf(tw, "%s %d\t%s\t%d\t%s\n", mark, r.Number, r.Created, r.Extensions, d)
+		pin := ""
+		if r.Rollback {
+			pin = "\tpinned to " + strconv.Itoa(r.Number) + " (rollback; `ollm profile apply` unpins)"
+		}
+		fmt.Fprintf(tw, "%s %d\t%s\t%d\t%s%s\n", mark, r.Number, r.Created, r.Extensions, d, pin)
 	}
 	return tw.Flush()
 }
@@ -471,9 +500,10 @@ func newCmdProfileRollback(f *Factory) *cobra.Command {
 		Use:   "rollback [N]",
 		Short: "Make an earlier generation current",
 		Long: `Rollback makes generation N (default: the one before the current) the
-workspace's current generation. The runtime loads it as it was, even if
-ollm.cue changed since, until the next 'ollm profile apply'. ollm.cue and
-ollm.lock are not touched.`,
+workspace's current generation and pins it: sessions and every command run
+it exactly as it was (extensions, hooks, servers, policy, settings,
+skills), even if ollm.cue changed since, and profile.autoApply waits, until
+the next 'ollm profile apply'. ollm.cue and ollm.lock are not touched.`,
 		Args:    maxArgs(1),
 		Example: "  ollm profile rollback\n  ollm profile rollback 3",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -521,7 +551,7 @@ func profileRollbackRun(opts *ProfileRollbackOptions) error {
 	if err := gens.SetCurrent(o.Workspace.Root, store.CurrentPointer{Generation: target, Rollback: true}); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.Deps.IO.Out, "current generation: %d (was %d)\n", target, cur.Generation)
+	fmt.Fprintf(opts.Deps.IO.Out, "current generation: %d (was %d); pinned to %d: sessions and commands run it as it was, and automatic applies wait, until the next `ollm profile apply`\n", target, cur.Generation, target)
 	return nil
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
-	"github.com/ollm/ollm/resolver"
 )
 
 // attachSession makes `ollm` without a subcommand open the TUI when stdin
@@ -158,19 +157,20 @@ type sessionState struct {
 	gate *approvalGate
 	ui   *tui.AgentRuntime
 	gen  atomic.Int64
+	pin  atomic.Bool
 }
 
-// generation reads the applied profile generation (0: none applied).
+// generation reads the generation the session runs (0: none applied) and
+// whether a rollback pinned it.
 func (ss *sessionState) generation() {
-	ss.gen.Store(0)
-	if g, ok, err := resolver.LoadCurrent(ss.rt.Home, ss.rt.Workspace); err == nil && ok {
-		ss.gen.Store(int64(g.Number))
-	}
+	n, pinned := ss.rt.f.CurrentGeneration()
+	ss.gen.Store(int64(n))
+	ss.pin.Store(pinned)
 }
 
 func (ss *sessionState) status() tui.Status {
 	model, _ := ss.rt.Model()
-	st := tui.Status{Model: model.Name, Generation: int(ss.gen.Load())}
+	st := tui.Status{Model: model.Name, Generation: int(ss.gen.Load()), Pinned: ss.pin.Load()}
 	for _, s := range ss.rt.MCPStatus() {
 		st.MCP = append(st.MCP, tui.MCPServer{Name: s.Name, State: string(s.State), Tools: s.Tools, Error: s.Error})
 	}

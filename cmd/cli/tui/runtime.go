@@ -33,6 +33,7 @@ type Status struct {
 	Model      string
 	Profile    string // profile name or workspace, optional
 	Generation int    // profile generation; 0 unknown
+	Pinned     bool   // the generation is pinned by a rollback
 	MCP        []MCPServer
 	Context    ContextUse
 }

@@ -501,7 +501,10 @@ func (m *Model) statusLine() string {
 		if s.Profile != "" {
 			p += " " + s.Profile
 		}
-		if s.Generation > 0 {
+		switch {
+		case s.Generation > 0 && s.Pinned:
+			p += fmt.Sprintf(" pinned to gen %d", s.Generation)
+		case s.Generation > 0:
 			p += fmt.Sprintf(" gen %d", s.Generation)
 		}
 		parts = append(parts, p)
