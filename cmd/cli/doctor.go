@@ -16,6 +16,7 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/schema"
@@ -194,7 +195,7 @@ func profileChecks(r *schema.Resolved) []Check {
 		if strings.HasPrefix(p.Message, "workspace not approved:") {
 			continue // the workspace check reports them
 		}
-		c := Check{Name: "profile", Status: CheckWarn, Message: problemText(schema.Problem{Pos: p.Pos, File: p.File, Message: p.Message}), Fix: p.Fix}
+		c := Check{Name: "profile", Status: CheckWarn, Message: runtime.ProblemText(schema.Problem{Pos: p.Pos, File: p.File, Message: p.Message}), Fix: p.Fix}
 		if p.Severity == "error" {
 			c.Status = CheckFail
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/store"
@@ -52,8 +53,9 @@ type SilentError struct{ Code ExitCode }
 
 func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// ErrCancelled is returned when the user interrupts.
-var ErrCancelled = errors.New("cancelled")
+// ErrCancelled is returned when the user interrupts (the runtime's own,
+// so a session interrupted while it starts maps the same way).
+var ErrCancelled = runtime.ErrCancelled
 
 // exitCodeFor maps an error to its exit code, in one place.
 func exitCodeFor(err error) ExitCode {
@@ -94,8 +96,9 @@ func isConfig(err error) bool {
 		me *profiles.ManifestError
 		le *resolver.LockError
 		st *resolver.StaleError
+		rc *runtime.ConfigError
 	)
-	return errors.As(err, &pe) || errors.As(err, &me) || errors.As(err, &le) || errors.As(err, &st) ||
+	return errors.As(err, &rc) || errors.As(err, &pe) || errors.As(err, &me) || errors.As(err, &le) || errors.As(err, &st) ||
 		errors.Is(err, resolver.ErrNoManifest) || errors.Is(err, resolver.ErrNameMismatch) ||
 		errors.Is(err, resolver.ErrChangedSinceLock)
 }

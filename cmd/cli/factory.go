@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
@@ -147,8 +148,5 @@ func (f *Factory) BaseOptions() (profiles.Options, error) {
 // lookupEnv adapts a getenv to a lookup in which an empty variable counts
 // as unset, as extension settings read them.
 func lookupEnv(getenv func(string) string) func(string) (string, bool) {
-	return func(k string) (string, bool) {
-		v := getenv(k)
-		return v, v != ""
-	}
+	return runtime.LookupEnv(getenv)
 }

@@ -16,19 +16,20 @@ import (
 	"github.com/ollm/ollm/core/llm/llmtest"
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/policy"
+	"github.com/ollm/ollm/core/runtime"
 )
 
 // everythingRuntime is a runtime whose profile runs server-everything as
 // "everything"; it returns once the server's elicitation and sampling
 // tools (offered after initialize, with tools/list_changed) are there.
-func everythingRuntime(t *testing.T, e *sessionEnv) *Runtime {
+func everythingRuntime(t *testing.T, e *sessionEnv) *runtime.Runtime {
 	t.Helper()
 	e.write(filepath.Join(e.home, "profile.cue"), `model: name: "test-model"
 mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
 `)
 	ready := make(chan struct{})
 	var once sync.Once
-	rt := e.runtime(RuntimeOptions{OnMCP: func(ev mcp.Event) {
+	rt := e.runtime(runtime.Options{OnMCP: func(ev mcp.Event) {
 		var names []string
 		for _, tl := range ev.Tools {
 			names = append(names, tl.Name())
@@ -78,7 +79,7 @@ func (a *answerer) details() []policy.Details {
 
 // callMCP runs an MCP tool of the runtime's profile servers; failures of
 // the call are part of the text.
-func callMCP(t *testing.T, rt *Runtime, name, params string) string {
+func callMCP(t *testing.T, rt *runtime.Runtime, name, params string) string {
 	t.Helper()
 	tl, ok := rt.MCPManager().Lookup(name)
 	if !ok {
@@ -187,48 +188,13 @@ func TestMCPSamplingThroughTheBus(t *testing.T) {
 	})
 }
 
-func TestElicitContent(t *testing.T) {
-	one := func(typ string) json.RawMessage {
-		return json.RawMessage(`{"type":"object","properties":{"v":{"type":"` + typ + `"}}}`)
-	}
-	two := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}}}`)
-	for _, c := range []struct {
-		schema json.RawMessage
-		answer string
-		want   map[string]any
-		err    string
-	}{
-		{one("string"), " Ada ", map[string]any{"v": "Ada"}, ""},
-		{one("integer"), "42", map[string]any{"v": int64(42)}, ""},
-		{one("integer"), "4.2", nil, "not an integer"},
-		{one("number"), "2.5", map[string]any{"v": 2.5}, ""},
-		{one("boolean"), "yes", map[string]any{"v": true}, ""},
-		{one("boolean"), "maybe", nil, "not a boolean"},
-		{one("array"), "a, b", map[string]any{"v": []string{"a", "b"}}, ""},
-		{two, `{"a": "x", "b": 1}`, map[string]any{"a": "x", "b": 1.0}, ""},
-		{two, "plain", nil, "several fields (a, b)"},
-		{two, "{broken", nil, "not a JSON object"},
-	} {
-		got, err := elicitContent(c.schema, c.answer)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%s %q: err %v, want %q", c.schema, c.answer, err, c.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %q = %#v, %v; want %#v", c.schema, c.answer, got, err, c.want)
-		}
-	}
-}
-
 // Issue 5: the prompts of an extension's own MCP servers are skills like
 // the profile servers' prompts, and go with the extension.
 func TestExtensionMCPPromptsAreSkills(t *testing.T) {
 	e := newSessionEnv(t)
 	exts := filepath.Join(e.home, "extensions")
 	e.extension(exts, "greeter", `, "mcpServers": {"every": {"command": "node", "args": ["`+everythingScript(t)+`", "stdio"]}}`)
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	var found bool
 	for _, x := range rt.Skills.List() {
 		if x.Extension == "greeter" && x.Skill.Name == "args-prompt" && x.Source == "mcp" {

@@ -16,6 +16,7 @@ import (
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/llm"
+	"github.com/ollm/ollm/core/runtime"
 )
 
 // Output formats of `ollm run`.
@@ -145,7 +146,7 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	} else {
 		id = agent.NewID(o.F.Now())
 	}
-	rt, err := o.F.NewRuntime(ctx, RuntimeOptions{SessionID: id, Mode: o.Mode,
+	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode,
 		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) }})
 	if err != nil {
 		if tr != nil {

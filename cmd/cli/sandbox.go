@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -27,14 +27,7 @@ func sandboxEnv(f *Factory, r *schema.Resolved, home store.Home) sandbox.Env {
 }
 
 func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, home store.Home) sandbox.Env {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	userHome := getenv("HOME")
-	if userHome == "" {
-		userHome, _ = os.UserHomeDir()
-	}
-	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead}
+	return runtime.SandboxEnv(getenv, root, r, home)
 }
 
 // shellPolicy is the shell tool's sandbox under the profile.

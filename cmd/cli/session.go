@@ -18,6 +18,7 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/runtime"
 )
 
 // attachSession makes `ollm` without a subcommand open the TUI when stdin
@@ -75,7 +76,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		}
 	}
 	gate := newApprovalGate(ctx, notice)
-	rt, err := f.NewRuntime(ctx, RuntimeOptions{
+	rt, err := f.NewRuntime(ctx, runtime.Options{
 		SessionID: id,
 		ApproveHook: gate.hook(func(ctx context.Context, r hooks.ApprovalRequest) (bool, error) {
 			if ui := uiPtr.Load(); ui != nil {
@@ -99,7 +100,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	defer rt.Close()
 	gate.rt = rt
 
-	ss := &sessionState{rt: rt, gate: gate}
+	ss := &sessionState{rt: rt, gate: gate, current: f.CurrentGeneration}
 	ss.generation()
 	ui := tui.NewAgentRuntime(ctx, tui.AgentOptions{
 		Bus:       rt.Bus,
@@ -153,17 +154,23 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 // sessionState is what the TUI's status line and session commands need
 // beyond the runtime.
 type sessionState struct {
-	rt   *Runtime
-	gate *approvalGate
-	ui   *tui.AgentRuntime
-	gen  atomic.Int64
-	pin  atomic.Bool
+	rt *runtime.Runtime
+	// current reports the generation the session runs and whether a
+	// rollback pinned it (Factory.CurrentGeneration).
+	current func() (int, bool)
+	gate    *approvalGate
+	ui      *tui.AgentRuntime
+	gen     atomic.Int64
+	pin     atomic.Bool
 }
 
 // generation reads the generation the session runs (0: none applied) and
 // whether a rollback pinned it.
 func (ss *sessionState) generation() {
-	n, pinned := ss.rt.f.CurrentGeneration()
+	if ss.current == nil {
+		return
+	}
+	n, pinned := ss.current()
 	ss.gen.Store(int64(n))
 	ss.pin.Store(pinned)
 }
@@ -201,7 +208,7 @@ func (ss *sessionState) job(ctx context.Context, s *agent.Session, c tui.Command
 
 // reloadSession reloads the runtime from the profile on disk and points
 // the session at the result (/reload).
-func reloadSession(ctx context.Context, rt *Runtime, s *agent.Session) (ReloadStats, error) {
+func reloadSession(ctx context.Context, rt *runtime.Runtime, s *agent.Session) (runtime.ReloadStats, error) {
 	st, err := rt.Reload(ctx)
 	if err != nil {
 		return st, err
@@ -212,7 +219,7 @@ func reloadSession(ctx context.Context, rt *Runtime, s *agent.Session) (ReloadSt
 
 // switchModel switches the session's model (/model NAME) for the rest of
 // the session, reloads included.
-func switchModel(ctx context.Context, rt *Runtime, s *agent.Session, name string) (string, error) {
+func switchModel(ctx context.Context, rt *runtime.Runtime, s *agent.Session, name string) (string, error) {
 	model, p, err := rt.SetModel(ctx, name)
 	if err != nil {
 		return "", fmt.Errorf("model %s: %w", name, err)
@@ -228,7 +235,7 @@ func switchModel(ctx context.Context, rt *Runtime, s *agent.Session, name string
 type approvalGate struct {
 	ctx    context.Context
 	notice func(string)
-	rt     *Runtime
+	rt     *runtime.Runtime
 
 	mu      sync.Mutex
 	asked   map[string]*gateItem // by tui approval id ("hook:" + hook id)
@@ -265,7 +272,7 @@ func (g *approvalGate) items() []tui.Approval {
 			continue
 		}
 		g.asked[id] = &gateItem{done: make(chan struct{})}
-		out = append(out, tui.Approval{ID: id, Kind: "mcp", Name: s.Name, Detail: describeSpec(s)})
+		out = append(out, tui.Approval{ID: id, Kind: "mcp", Name: s.Name, Detail: runtime.DescribeSpec(s)})
 	}
 	return out
 }
@@ -360,7 +367,7 @@ func glamourStyle() string {
 }
 
 // sessionCommand answers the slash commands that only read the runtime.
-func sessionCommand(rt *Runtime, c tui.Command) (string, error) {
+func sessionCommand(rt *runtime.Runtime, c tui.Command) (string, error) {
 	var b strings.Builder
 	switch c.Kind {
 	case tui.CmdTools:

@@ -17,6 +17,7 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm/llmtest"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 )
@@ -91,7 +92,7 @@ func (e *sessionEnv) hookLog() []string {
 	return strings.Fields(string(b))
 }
 
-func (e *sessionEnv) runtime(o RuntimeOptions) *Runtime {
+func (e *sessionEnv) runtime(o runtime.Options) *runtime.Runtime {
 	e.t.Helper()
 	rt, err := e.f.NewRuntime(context.Background(), o)
 	if err != nil {
@@ -101,7 +102,7 @@ func (e *sessionEnv) runtime(o RuntimeOptions) *Runtime {
 	return rt
 }
 
-func (e *sessionEnv) session(rt *Runtime) *agent.Session {
+func (e *sessionEnv) session(rt *runtime.Runtime) *agent.Session {
 	e.t.Helper()
 	cfg := rt.AgentConfig()
 	s, err := agent.New(cfg)
@@ -120,7 +121,7 @@ func toolNames(req llmtest.ChatRequest) []string {
 	return out
 }
 
-func skillNames(rt *Runtime) []string {
+func skillNames(rt *runtime.Runtime) []string {
 	var out []string
 	for _, s := range rt.Skills.List() {
 		out = append(out, s.Name)
@@ -134,7 +135,7 @@ func skillNames(rt *Runtime) []string {
 // removing the extension and reloading again takes it away.
 func TestReloadMidSession(t *testing.T) {
 	e := newSessionEnv(t)
-	rt := e.runtime(RuntimeOptions{SessionID: "s1"})
+	rt := e.runtime(runtime.Options{SessionID: "s1"})
 	s := e.session(rt)
 	ctx := context.Background()
 
@@ -223,7 +224,7 @@ func TestReloadErrorKeepsTheRuntime(t *testing.T) {
 	e.write(filepath.Join(e.home, "profile.cue"), `model: name: "test-model"
 hooks: definitions: [`+e.logHook("user-hook", "before_agent")+`]
 `)
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	s := e.session(rt)
 	e.write(filepath.Join(e.home, "profile.cue"), "model: name: 42\n")
 	if _, err := reloadSession(context.Background(), rt, s); err == nil || !strings.Contains(err.Error(), "profile.cue") {
@@ -253,7 +254,7 @@ hooks: definitions: [`+e.logHook("user-1", "before_agent")+`, `+e.logHook("user-
 	if code := Run(e.f, []string{"trust", "--yes"}); code != ExitOK {
 		t.Fatalf("ollm trust --yes exited %d", code)
 	}
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	s := e.session(rt)
 	e.srv.Reply(llmtest.Text("ok"))
 	if _, err := s.Run(context.Background(), "go"); err != nil {
@@ -273,7 +274,7 @@ policy: rules: [{name: "writes", tool: "write_file", action: "ask"}]
 `)
 	var mu sync.Mutex
 	var notices []string
-	rt := e.runtime(RuntimeOptions{OnNotice: func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() }})
+	rt := e.runtime(runtime.Options{OnNotice: func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() }})
 	s := e.session(rt)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -321,7 +322,7 @@ func TestMCPPromptsAreSkills(t *testing.T) {
 	e.write(filepath.Join(e.home, "profile.cue"), `model: name: "test-model"
 mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
 `)
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	var sk *struct{ name, source, ext string }
 	for _, x := range rt.Skills.List() {
 		if x.Extension == "everything" && x.Skill.Name == "args-prompt" {
@@ -355,7 +356,7 @@ policy: defaultAction: "allow"
 `)
 	e.write(filepath.Join(e.home, "extensions", "gem", "gemini-extension.json"),
 		`{"name": "gem", "version": "1.0.0", "excludeTools": ["google_web_search", "write_file", "run_shell_command(rm -rf)"]}`)
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	s := e.session(rt)
 	ctx := context.Background()
 	e.srv.Reply(llmtest.ToolCall("shell", map[string]any{"command": "rm -rf build"}))
@@ -402,7 +403,7 @@ func TestWorkspaceServerApprovedInTheSession(t *testing.T) {
 	e := newSessionEnv(t)
 	e.write(filepath.Join(e.ws, "ollm.cue"), `mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
 `)
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	if ps := rt.PendingServers(); len(ps) != 1 || ps[0].Name != "everything" {
 		t.Fatalf("pending servers = %+v", ps)
 	}
@@ -464,7 +465,7 @@ func TestStartApprovalOfHooks(t *testing.T) {
 	e.f.Global.Ext = []string{filepath.Join(flagExt, "fx"), filepath.Join(flagExt, "fy")}
 	gate := newApprovalGate(context.Background(), func(string) {})
 	var asked atomic.Int32
-	rt := e.runtime(RuntimeOptions{ApproveHook: gate.hook(func(context.Context, hooks.ApprovalRequest) (bool, error) {
+	rt := e.runtime(runtime.Options{ApproveHook: gate.hook(func(context.Context, hooks.ApprovalRequest) (bool, error) {
 		asked.Add(1)
 		return false, nil
 	})})
@@ -532,7 +533,7 @@ func TestSessionCommandsThroughTheTUI(t *testing.T) {
 	e.srv.AddModel(llmtest.Model{Name: "other-model"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rt := e.runtime(RuntimeOptions{})
+	rt := e.runtime(runtime.Options{})
 	gate := newApprovalGate(ctx, func(string) {})
 	gate.rt = rt
 	ss := &sessionState{rt: rt, gate: gate}

@@ -14,6 +14,15 @@ import (
 	"github.com/ollm/ollm/core/policy"
 )
 
+// Confirmations that are not tool calls carry these names as
+// Details.Tool (no tool can be named so): an MCP server asking the user
+// for input, whose typed answer becomes the response's Feedback, and an
+// MCP server asking to use the session's model.
+const (
+	ElicitTool = "mcp/elicitation"
+	SampleTool = "mcp/sampling"
+)
+
 // Answer is the user's answer to a confirmation.
 type Answer string
 

@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 
+	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/policy"
 )
 
@@ -62,13 +63,11 @@ type ConfirmRequested struct {
 	Details policy.Details
 }
 
-// Confirmations that are not tool calls carry these names as
-// Details.Tool (no tool can be named so): an MCP server asking the user
-// for input, whose typed answer becomes the response's Feedback, and an
-// MCP server asking to use the session's model.
+// The confirmations that are not tool calls (bus.ElicitTool,
+// bus.SampleTool), as the views switch on them.
 const (
-	ElicitTool = "mcp/elicitation"
-	SampleTool = "mcp/sampling"
+	ElicitTool = bus.ElicitTool
+	SampleTool = bus.SampleTool
 )
 
 // ConfirmResolved says a request was answered elsewhere or withdrawn.

@@ -1,4 +1,4 @@
-package cli
+package runtime
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ollm/ollm/cmd/cli/tui"
+	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/policy"
@@ -44,7 +44,7 @@ func (rt *Runtime) elicit(ctx context.Context, e mcp.Elicitation) (mcp.Elicitati
 	if e.URL != "" {
 		desc = strings.TrimSpace(desc + "\nopen: " + e.URL)
 	}
-	resp, err := rt.Bus.Ask(ctx, policy.Details{Tool: tui.ElicitTool, Description: desc, Kind: tool.KindOther,
+	resp, err := rt.Bus.Ask(ctx, policy.Details{Tool: bus.ElicitTool, Description: desc, Kind: tool.KindOther,
 		Risk: tool.RiskLow, Params: params, Reason: fmt.Sprintf("MCP server %q asks for input", e.Server)})
 	if err != nil {
 		return mcp.ElicitationReply{}, err
@@ -157,7 +157,7 @@ var errSamplingDenied = errors.New("the user did not allow it")
 // streamed.
 func (rt *Runtime) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingReply, error) {
 	params, _ := json.Marshal(sampleParams{Server: r.Server, SystemPrompt: r.SystemPrompt, Messages: r.Messages, MaxTokens: r.MaxTokens})
-	resp, err := rt.Bus.Ask(ctx, policy.Details{Tool: tui.SampleTool, Kind: tool.KindOther, Risk: tool.RiskMedium,
+	resp, err := rt.Bus.Ask(ctx, policy.Details{Tool: bus.SampleTool, Kind: tool.KindOther, Risk: tool.RiskMedium,
 		Description: fmt.Sprintf("MCP server %q wants a completion from the session's model (at most %d tokens)", r.Server, r.MaxTokens),
 		Params:      params, Reason: fmt.Sprintf("MCP server %q asks to use the model", r.Server)})
 	if err != nil {
