@@ -40,6 +40,59 @@ type Spec struct {
 	// Options.Roots (the workspace) and the extra directories its sandbox
 	// lets it read or write (see conn.roots).
 	Roots []string
+	// OAuth is a client registered with the server's authorization server
+	// beforehand, and the scopes to ask for; nil registers dynamically.
+	OAuth *OAuthClient
+	// TokenName names the server's token file under TokenDir; default
+	// Name. An ad-hoc --url server has one per URL.
+	TokenName string
+	// LoginCommand is what the user runs to log in, for messages;
+	// default "ollm mcp login <name>".
+	LoginCommand string
+}
+
+// OAuthClient is how ollm authenticates at a server's authorization
+// server when it is not to register itself dynamically.
+type OAuthClient struct {
+	ClientID     string
+	ClientSecret string   // the secret's value (from clientSecretEnv), "" for a public client
+	Scopes       []string // asked for at login; default the server's challenge
+	// Grant is "authorization_code" (the default: the user logs in in the
+	// browser) or "client_credentials" (no user: the client's own
+	// credentials, a secret or a private key, get the token).
+	Grant string
+	// PrivateKeyFile is a PEM private key (RSA or EC P-256) for
+	// private_key_jwt client authentication with client_credentials.
+	PrivateKeyFile string
+	// KeyID is the "kid" of the key, when the authorization server wants it.
+	KeyID string
+}
+
+// Grants.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
+
+func (s Spec) tokenName() string {
+	if s.TokenName != "" {
+		return s.TokenName
+	}
+	return s.Name
+}
+
+func (s Spec) loginCommand() string {
+	if s.LoginCommand != "" {
+		return s.LoginCommand
+	}
+	return "ollm mcp login " + s.Name
+}
+
+func (s Spec) grant() string {
+	if s.OAuth != nil && s.OAuth.Grant != "" {
+		return s.OAuth.Grant
+	}
+	return GrantAuthorizationCode
 }
 
 // Transport is the server's transport with the default filled in: stdio

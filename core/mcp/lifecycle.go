@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -75,7 +77,7 @@ func (m *Manager) connect(s *server) (*conn, error) {
 	if err == nil || !s.auth.wantsLogin() {
 		return c, err
 	}
-	if m.opts.OpenURL == nil {
+	if m.opts.OpenURL == nil && s.spec.grant() != GrantClientCredentials {
 		return nil, m.loginNeeded(s)
 	}
 	if err := m.login(s); err != nil {
@@ -90,7 +92,7 @@ func (m *Manager) connect(s *server) (*conn, error) {
 
 // loginNeeded says that the server wants an OAuth login and how to do it.
 func (m *Manager) loginNeeded(s *server) error {
-	return m.serverError(s, "connecting", fmt.Errorf("the server requires an OAuth login (HTTP 401) and no valid token is stored; run in a terminal: ollm mcp login %s", s.spec.Name))
+	return m.serverError(s, "connecting", fmt.Errorf("the server requires an OAuth login (HTTP 401) and no valid token is stored; run in a terminal: %s", s.spec.loginCommand()))
 }
 
 // login runs the browser login for s, one server at a time.
@@ -100,7 +102,7 @@ func (m *Manager) login(s *server) error {
 	err := Login(m.ctx, s.spec, LoginOptions{TokenDir: m.opts.TokenDir, HTTPClient: m.opts.HTTPClient,
 		Environ: m.opts.Environ, Roots: m.opts.Roots, OpenURL: m.opts.OpenURL, Timeout: m.opts.LoginTimeout})
 	if err != nil {
-		return fmt.Errorf("%w; run in a terminal: ollm mcp login %s", err, s.spec.Name)
+		return fmt.Errorf("%w; run in a terminal: %s", err, s.spec.loginCommand())
 	}
 	return nil
 }
@@ -116,8 +118,44 @@ func (m *Manager) authFor(s *server) *authTransport {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	s.auth = newAuthTransport(base, m.opts.TokenDir, s.spec.Name, cfg.URL)
+	s.auth = newAuthTransport(base, m.opts.TokenDir, s.spec.tokenName(), cfg.URL)
+	if m.opts.OpenURL != nil || s.spec.grant() == GrantClientCredentials {
+		s.auth.stepUp = func(ctx context.Context, need []string) error { return m.stepUp(s, need) }
+	}
 	return s.auth
+}
+
+// stepUp logs in to s again asking for the scopes of its last login and
+// need, which the server said a request lacks (403 insufficient_scope).
+// It runs on the Manager's context: the request that asked may have a
+// shorter deadline than a user in a browser.
+func (m *Manager) stepUp(s *server, need []string) error {
+	spec := s.spec
+	oauth := OAuthClient{}
+	if spec.OAuth != nil {
+		oauth = *spec.OAuth
+	}
+	scopes := slices.Clone(oauth.Scopes)
+	if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, spec.tokenName())}).load(s.auth.url); err == nil {
+		scopes = append(scopes, rec.Scopes...)
+		if rec.PreRegistered && oauth.ClientID == "" {
+			oauth.ClientID, oauth.ClientSecret = rec.ClientID, rec.ClientSecret
+		}
+	}
+	for _, n := range need {
+		if !slices.Contains(scopes, n) {
+			scopes = append(scopes, n)
+		}
+	}
+	oauth.Scopes = scopes
+	spec.OAuth = &oauth
+	if s.logs != nil {
+		slog.New(slog.NewTextHandler(s.logs, nil)).Info("step-up: the server wants more OAuth scope; logging in again", "server", spec.Name, "scopes", scopes)
+	}
+	m.loginMu.Lock()
+	defer m.loginMu.Unlock()
+	return Login(m.ctx, spec, LoginOptions{TokenDir: m.opts.TokenDir, HTTPClient: m.opts.HTTPClient,
+		Environ: m.opts.Environ, Roots: m.opts.Roots, OpenURL: m.opts.OpenURL, Timeout: m.opts.LoginTimeout})
 }
 
 // connectOnce starts, initializes and lists the tools of one server within

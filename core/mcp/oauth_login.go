@@ -43,8 +43,8 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 	if spec.Transport() == TransportStdio {
 		return fmt.Errorf("MCP server %q runs over stdio; OAuth login applies to HTTP servers only", spec.Name)
 	}
-	if o.OpenURL == nil {
-		return fmt.Errorf("MCP server %q needs a login and there is no terminal to open the browser from; run in a terminal: ollm mcp login %s", spec.Name, spec.Name)
+	if o.OpenURL == nil && spec.grant() != GrantClientCredentials {
+		return fmt.Errorf("MCP server %q needs a login and there is no terminal to open the browser from; run in a terminal: %s", spec.Name, spec.loginCommand())
 	}
 	opts := Options{Environ: o.Environ, Roots: o.Roots, HTTPClient: o.HTTPClient}
 	if opts.Environ == nil {
@@ -52,7 +52,13 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 	}
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(&opts))
 	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: opts.httpClient(), opts: o,
-		file: &tokenFile{path: tokenPath(o.TokenDir, spec.Name)}}
+		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
+	if spec.grant() == GrantClientCredentials {
+		if err := fl.clientCredentials(ctx); err != nil {
+			return fmt.Errorf("MCP server %q (%s): client credentials: %w", spec.Name, cfg.URL, err)
+		}
+		return nil
+	}
 	if err := fl.run(ctx); err != nil {
 		return fmt.Errorf("MCP server %q (%s): login: %w", spec.Name, cfg.URL, err)
 	}
@@ -67,6 +73,11 @@ type loginFlow struct {
 	client    *http.Client
 	opts      LoginOptions
 	file      *tokenFile
+	oauth     *OAuthClient // pre-registered client and scopes, nil for none
+	login     string       // the command that logs in, for messages
+	// metadataURL is the authorization server metadata found at the
+	// server's root (2025-03-26), "" when discovery found it otherwise.
+	metadataURL string
 }
 
 func (fl *loginFlow) run(ctx context.Context) error {
@@ -81,8 +92,16 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	defer ln.Close()
 	rec := tokenRecord{Server: fl.name, URL: fl.cfg.URL,
 		ResourceMetadata: sameOriginMetadata(challenge, fl.cfg.URL),
-		RedirectURI:      fmt.Sprintf("http://%s/callback", ln.Addr())}
-	h := newOAuthHandler(rec, fl.file, fl.client, fl.cfg.URL)
+		RedirectURI:      fmt.Sprintf("http://%s/callback", ln.Addr()),
+		Scopes:           fl.scopes(challenge), Grant: GrantAuthorizationCode}
+	if fl.oauth != nil && fl.oauth.ClientID != "" {
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.oauth.ClientID, fl.oauth.ClientSecret, true
+	}
+	h, err := fl.discover(ctx, rec)
+	if err != nil {
+		return err
+	}
+	rec.AuthServerMetadata = fl.metadataURL
 	if err := fl.register(ctx, h, &rec); err != nil {
 		return err
 	}
@@ -117,14 +136,30 @@ func (fl *loginFlow) probe(ctx context.Context) (string, error) {
 	return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
 }
 
-// register discovers the authorization server and registers ollm with it.
+// scopes are the scopes to ask for: the configured ones, else those the
+// server's challenge names (MCP: the scope parameter of the 401's
+// WWW-Authenticate), else none (the authorization server's default).
+func (fl *loginFlow) scopes(challenge string) []string {
+	if fl.oauth != nil && len(fl.oauth.Scopes) > 0 {
+		return slices.Clone(fl.oauth.Scopes)
+	}
+	return strings.Fields(challengeParam(challenge, "scope"))
+}
+
+// register registers ollm with the authorization server, unless a client
+// was registered beforehand (OAuthClient): then its id and secret are used.
 func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, rec *tokenRecord) error {
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
 		return fmt.Errorf("discovering the authorization server: %w", err)
 	}
-	if err := checkMetadata(md); err != nil {
+	preRegistered := fl.oauth != nil && fl.oauth.ClientID != ""
+	if err := checkMetadata(md, preRegistered); err != nil {
 		return err
+	}
+	if preRegistered {
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.oauth.ClientID, fl.oauth.ClientSecret, true
+		return nil
 	}
 	if err := h.RegisterClient(ctx, "ollm"); err != nil {
 		return fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
@@ -134,14 +169,16 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 }
 
 // checkMetadata refuses an authorization server ollm cannot use safely:
-// without PKCE S256 (MCP requires clients to refuse then) or without
-// dynamic registration.
-func checkMetadata(md *transport.AuthServerMetadata) error {
-	if !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
+// without PKCE S256 (MCP requires clients to refuse then), or, when ollm
+// is to register itself, without dynamic registration. Metadata that are
+// the 2025-03-26 default endpoints (no document was found) list no
+// methods; PKCE is used with them all the same.
+func checkMetadata(md *transport.AuthServerMetadata, preRegistered bool) error {
+	if !isDefaultEndpoints(md) && !slices.Contains(md.CodeChallengeMethodsSupported, "S256") {
 		return fmt.Errorf("the authorization server %s does not support PKCE with S256 (code_challenge_methods_supported %v), which MCP requires", md.Issuer, md.CodeChallengeMethodsSupported)
 	}
-	if md.RegistrationEndpoint == "" {
-		return fmt.Errorf("the authorization server %s offers no dynamic client registration (RFC 7591), which ollm needs to log in", md.Issuer)
+	if md.RegistrationEndpoint == "" && !preRegistered {
+		return fmt.Errorf("the authorization server %s offers no dynamic client registration (RFC 7591); register ollm there yourself and log in with --client-id (and --client-secret-env)", md.Issuer)
 	}
 	return nil
 }

@@ -27,13 +27,29 @@ type tokenRecord struct {
 	// ResourceMetadata is the protected resource metadata URL the server
 	// named in its WWW-Authenticate challenge (same origin only), so a
 	// refresh discovers the authorization server the way the login did.
-	ResourceMetadata string          `json:"resourceMetadata,omitempty"`
-	ClientID         string          `json:"clientId"`
-	ClientSecret     string          `json:"clientSecret,omitempty"`
-	AuthMethod       string          `json:"tokenEndpointAuthMethod,omitempty"`
-	RedirectURI      string          `json:"redirectUri,omitempty"`
-	Token            transport.Token `json:"token"`
-	SavedAt          time.Time       `json:"savedAt"`
+	ResourceMetadata string `json:"resourceMetadata,omitempty"`
+	ClientID         string `json:"clientId"`
+	ClientSecret     string `json:"clientSecret,omitempty"`
+	AuthMethod       string `json:"tokenEndpointAuthMethod,omitempty"`
+	RedirectURI      string `json:"redirectUri,omitempty"`
+	// Scopes were asked for at login (and are asked for again at a
+	// step-up, with the ones the server wants added).
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is the grant the token came from; client_credentials tokens
+	// are fetched again without a user when they expire.
+	Grant string `json:"grant,omitempty"`
+	// PreRegistered: the client was registered beforehand (its id was
+	// given), so a step-up login uses it again rather than registering.
+	PreRegistered bool `json:"preRegistered,omitempty"`
+	// AuthServerMetadata is the metadata URL found by the 2025-03-26
+	// rule (the server's root), so a refresh finds the same endpoints.
+	AuthServerMetadata string `json:"authServerMetadata,omitempty"`
+	// PrivateKeyFile and KeyID authenticate a client_credentials client
+	// with private_key_jwt; the key stays in its file.
+	PrivateKeyFile string          `json:"privateKeyFile,omitempty"`
+	KeyID          string          `json:"keyId,omitempty"`
+	Token          transport.Token `json:"token"`
+	SavedAt        time.Time       `json:"savedAt"`
 }
 
 // expirySkew refreshes a token this long before it expires, so a request

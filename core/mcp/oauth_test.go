@@ -217,17 +217,22 @@ func TestSameOriginMetadata(t *testing.T) {
 }
 
 func TestCheckMetadata(t *testing.T) {
+	defaults := transport.AuthServerMetadata{Issuer: "https://as", AuthorizationEndpoint: "https://as/authorize",
+		TokenEndpoint: "https://as/token", RegistrationEndpoint: "https://as/register"}
 	tests := []struct {
-		md   transport.AuthServerMetadata
-		want string
+		md            transport.AuthServerMetadata
+		preRegistered bool
+		want          string
 	}{
-		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"plain", "S256"}, RegistrationEndpoint: "https://as/register"}, ""},
-		{transport.AuthServerMetadata{RegistrationEndpoint: "https://as/register"}, "PKCE with S256"},
-		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"plain"}, RegistrationEndpoint: "https://as/register"}, "PKCE with S256"},
-		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"S256"}}, "dynamic client registration"},
+		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"plain", "S256"}, RegistrationEndpoint: "https://as/register"}, false, ""},
+		{transport.AuthServerMetadata{RegistrationEndpoint: "https://as/register"}, false, "PKCE with S256"},
+		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"plain"}, RegistrationEndpoint: "https://as/register"}, false, "PKCE with S256"},
+		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"S256"}}, false, "dynamic client registration"},
+		{transport.AuthServerMetadata{CodeChallengeMethodsSupported: []string{"S256"}}, true, ""},
+		{defaults, false, ""}, // 2025-03-26: no document, the default endpoints
 	}
 	for _, tt := range tests {
-		err := checkMetadata(&tt.md)
+		err := checkMetadata(&tt.md, tt.preRegistered)
 		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v, want %q", tt.md, err, tt.want)
 		}

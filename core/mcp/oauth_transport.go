@@ -35,7 +35,20 @@ type authTransport struct {
 	// challenge is the WWW-Authenticate header of the last 401 that could
 	// not be answered; nil once a request gets through.
 	challenge atomic.Pointer[string]
+
+	// stepUp, when set, logs in again asking for the scopes a 403
+	// insufficient_scope names (with those of the last login); at most
+	// maxStepUps times for the server's life in this process, so a server
+	// that keeps asking cannot loop.
+	stepUp  func(ctx context.Context, scopes []string) error
+	stepUps atomic.Int32
+	// insufficient is the scope of the last 403 insufficient_scope that
+	// no step-up answered; nil once a request gets through.
+	insufficient atomic.Pointer[string]
 }
+
+// maxStepUps bounds the step-up logins per server.
+const maxStepUps = 2
 
 func newAuthTransport(base http.RoundTripper, tokenDir, server, serverURL string) *authTransport {
 	return &authTransport{base: base, server: server, url: serverURL,
@@ -58,9 +71,13 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	tok := t.current(req.Context())
 	resp, err := t.send(req, req.Body, tok)
+	if err == nil && resp.StatusCode == http.StatusForbidden {
+		return t.forbidden(req, resp)
+	}
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
 		if err == nil {
 			t.challenge.Store(nil)
+			t.insufficient.Store(nil)
 		}
 		return resp, err
 	}
@@ -76,6 +93,49 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	h := resp.Header.Get("WWW-Authenticate")
 	t.challenge.Store(&h)
 	return resp, nil
+}
+
+// forbidden handles a 403: one that says insufficient_scope gets a
+// step-up login (when one is possible and the limit not reached) and the
+// request once more; otherwise it is passed on and remembered.
+func (t *authTransport) forbidden(req *http.Request, resp *http.Response) (*http.Response, error) {
+	h := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+	if challengeParam(h, "error") != "insufficient_scope" {
+		return resp, nil
+	}
+	need := challengeParam(h, "scope")
+	if t.stepUp != nil && t.stepUps.Add(1) <= maxStepUps {
+		if body, ok := replayBody(req); ok {
+			if err := t.stepUp(req.Context(), strings.Fields(need)); err == nil {
+				if rec, err := t.file.load(t.url); err == nil {
+					discard(resp)
+					tok := rec.Token
+					resp, err = t.send(req, body, &tok)
+					if err != nil || resp.StatusCode != http.StatusForbidden {
+						t.insufficient.Store(nil)
+						return resp, err
+					}
+					h = strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+					need = challengeParam(h, "scope")
+				}
+			}
+		}
+	}
+	t.insufficient.Store(&need)
+	return resp, nil
+}
+
+// insufficientScope is the scope the server last asked for and did not
+// get, "" when none.
+func (t *authTransport) insufficientScope() (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	p := t.insufficient.Load()
+	if p == nil {
+		return "", false
+	}
+	return *p, true
 }
 
 // current is the token to send: the stored one, refreshed first when it
@@ -155,10 +215,26 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 	if (used == nil || rec.Token.AccessToken != used.AccessToken) && !expired(rec.Token, time.Now()) {
 		return &rec.Token, nil
 	}
+	client := &http.Client{Transport: t.base, Timeout: 30 * time.Second}
+	h := newOAuthHandler(rec, t.file, client, t.url)
+	if rec.Grant == GrantClientCredentials {
+		// No user is needed: the client's credentials get a new token.
+		md, err := h.GetServerMetadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tok, err := fetchClientCredentials(ctx, client, md, rec)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.file.SaveToken(ctx, tok); err != nil {
+			return nil, err
+		}
+		return tok, nil
+	}
 	if rec.Token.RefreshToken == "" {
 		return nil, errors.New("the token expired and there is no refresh token")
 	}
-	h := newOAuthHandler(rec, t.file, &http.Client{Transport: t.base, Timeout: 30 * time.Second}, t.url)
 	return h.RefreshToken(ctx, rec.Token.RefreshToken)
 }
 
@@ -175,6 +251,8 @@ func newOAuthHandler(rec tokenRecord, file *tokenFile, client *http.Client, serv
 		PKCEEnabled:                  true,
 		HTTPClient:                   client,
 		ProtectedResourceMetadataURL: rec.ResourceMetadata,
+		Scopes:                       rec.Scopes,
+		AuthServerMetadataURL:        rec.AuthServerMetadata,
 	})
 	h.SetBaseURL(resourceBase(serverURL))
 	return h

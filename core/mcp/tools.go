@@ -290,6 +290,10 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 	if lost := c.causeOf(err); lost != nil {
 		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %v%s", key.Server, m.command(s), key.Tool, lost, s.logs.where())
 	}
+	if need, ok := c.auth.insufficientScope(); ok {
+		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the call for lack of OAuth scope (HTTP 403 insufficient_scope, it wants %q); run in a terminal: %s --scope %q",
+			key, need, s.spec.loginCommand(), need)
+	}
 	if c.auth.wantsLogin() {
 		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: ollm mcp login %s", key, key.Server)
 	}

@@ -1,18 +1,26 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,43 +31,123 @@ import (
 // once and redirects to the client's loopback callback, and a token
 // endpoint that checks the PKCE verifier and rotates refresh tokens.
 type AuthServer struct {
-	t   testing.TB
-	srv *httptest.Server
+	t    testing.TB
+	srv  *httptest.Server
+	opts AuthOptions
+	mux  *http.ServeMux
 
 	mu        sync.Mutex
 	clients   map[string][]string // client_id → redirect URIs
 	codes     map[string]grant
-	access    map[string]bool
-	refresh   map[string]bool
+	access    map[string]string // access token → the scopes granted
+	refresh   map[string]string // refresh token → the scopes granted
 	expiresIn int
 
-	registrations, exchanges, refreshes, pkceFailures int
+	mountPrefix map[*http.ServeMux]string
+
+	registrations, exchanges, refreshes, pkceFailures, credentialGrants int
+	scopesAsked                                                         []string
 }
 
-type grant struct{ client, redirect, challenge string }
+type grant struct{ client, redirect, challenge, scope string }
 
-func NewAuthServer(t testing.TB) *AuthServer {
-	a := &AuthServer{t: t, clients: map[string][]string{}, codes: map[string]grant{},
-		access: map[string]bool{}, refresh: map[string]bool{}, expiresIn: 3600}
+// AuthOptions shape an AuthServer.
+type AuthOptions struct {
+	// Path is the issuer's path ("/tenant1"): the metadata are at
+	// /.well-known/oauth-authorization-server/tenant1 (RFC 8414 §3), the
+	// endpoints under the path.
+	Path string
+	// NoRegistration offers no dynamic client registration: only the
+	// Clients registered beforehand can log in.
+	NoRegistration bool
+	// Clients are registered beforehand: client_id → secret ("" for a
+	// public client).
+	Clients map[string]string
+	// ClientKeys are registered beforehand for private_key_jwt:
+	// client_id → public key (*ecdsa.PublicKey or *rsa.PublicKey).
+	ClientKeys map[string]crypto.PublicKey
+	// Withhold is a scope the server never grants.
+	Withhold string
+}
+
+// NewAuthServer is an authorization server at the root of its origin.
+func NewAuthServer(t testing.TB) *AuthServer { return NewAuthServerWith(t, AuthOptions{}) }
+
+// NewAuthServerWith is an authorization server shaped by o.
+func NewAuthServerWith(t testing.TB, o AuthOptions) *AuthServer {
+	a := &AuthServer{t: t, opts: o, clients: map[string][]string{}, codes: map[string]grant{},
+		access: map[string]string{}, refresh: map[string]string{}, expiresIn: 3600}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
-	mux.HandleFunc("POST /register", a.register)
-	mux.HandleFunc("GET /authorize", a.authorize)
-	mux.HandleFunc("POST /token", a.token)
+	a.mux = mux
 	a.srv = httptest.NewServer(mux)
 	t.Cleanup(a.srv.Close)
+	a.Mount(mux, "/.well-known/oauth-authorization-server"+o.Path, o.Path)
 	return a
 }
 
+// Mount serves the metadata at metadataPath (none when "") and the
+// endpoints under prefix on mux, which may be another server's (a
+// 2025-03-26 MCP server that is its own authorization server).
+func (a *AuthServer) Mount(mux *http.ServeMux, metadataPath, prefix string) {
+	a.mu.Lock()
+	if a.mountPrefix == nil {
+		a.mountPrefix = map[*http.ServeMux]string{}
+	}
+	a.mountPrefix[mux] = prefix
+	a.mu.Unlock()
+	if metadataPath != "" {
+		mux.HandleFunc("GET "+metadataPath, a.metadata)
+	}
+	if !a.opts.NoRegistration {
+		mux.HandleFunc("POST "+prefix+"/register", a.register)
+	}
+	mux.HandleFunc("GET "+prefix+"/authorize", a.authorize)
+	mux.HandleFunc("POST "+prefix+"/token", a.token)
+}
+
+// Issuer is the issuer identifier: the URL with the issuer's path.
+func (a *AuthServer) Issuer() string { return a.srv.URL + a.opts.Path }
+
 func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
-	u := a.srv.URL
-	writeJSONResp(w, http.StatusOK, map[string]any{
-		"issuer": u, "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
-		"registration_endpoint": u + "/register", "response_types_supported": []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+	issuer := a.issuerFor(r)
+	u := a.endpointBase(r)
+	md := map[string]any{
+		"issuer": issuer, "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
+		"response_types_supported":              []string{"code"},
+		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"none"},
-	})
+		"token_endpoint_auth_methods_supported": []string{"none", "client_secret_basic", "private_key_jwt"},
+	}
+	if !a.opts.NoRegistration {
+		md["registration_endpoint"] = u + "/register"
+	}
+	writeJSONResp(w, http.StatusOK, md)
+}
+
+// endpointBase is where the endpoints are for a request's origin: the
+// issuer, or on another server's origin the issuer and the prefix they
+// were mounted under.
+func (a *AuthServer) endpointBase(r *http.Request) string {
+	if "http://"+r.Host == a.srv.URL {
+		return a.Issuer()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for mux, prefix := range a.mountPrefix {
+		if mux != a.mux {
+			return "http://" + r.Host + prefix
+		}
+	}
+	return "http://" + r.Host
+}
+
+// issuerFor is the issuer as seen from the request's origin (the same
+// authorization server mounted on an MCP server's origin has that origin).
+func (a *AuthServer) issuerFor(r *http.Request) string {
+	if "http://"+r.Host == a.srv.URL {
+		return a.Issuer()
+	}
+	return "http://" + r.Host
 }
 
 func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
@@ -84,13 +172,17 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	uris := a.clients[q.Get("client_id")]
+	if _, ok := a.opts.Clients[q.Get("client_id")]; ok && len(uris) == 0 {
+		uris = []string{q.Get("redirect_uri")} // registered beforehand: any loopback redirect
+	}
+	a.scopesAsked = append(a.scopesAsked, q.Get("scope"))
 	if q.Get("response_type") != "code" || len(uris) == 0 || uris[0] != q.Get("redirect_uri") ||
 		q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
 		http.Error(w, "bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
 		return
 	}
 	code := randomString()
-	a.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge")}
+	a.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), scope: a.granted(q.Get("scope"))}
 	back := q.Get("redirect_uri") + "?" + url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
 	http.Redirect(w, r, back, http.StatusFound)
 }
@@ -99,14 +191,24 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	var scope string
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
 		g, ok := a.codes[r.Form.Get("code")]
 		delete(a.codes, r.Form.Get("code"))
-		if !ok || g.client != r.Form.Get("client_id") || g.redirect != r.Form.Get("redirect_uri") {
+		client := r.Form.Get("client_id")
+		if id, secret, basic := r.BasicAuth(); basic {
+			client = id
+			if want, known := a.opts.Clients[id]; !known || want != secret {
+				writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+				return
+			}
+		}
+		if !ok || g.client != client || g.redirect != r.Form.Get("redirect_uri") {
 			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
+		scope = g.scope
 		sum := sha256.Sum256([]byte(r.Form.Get("code_verifier")))
 		if base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
 			a.pkceFailures++
@@ -115,38 +217,132 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		}
 		a.exchanges++
 	case "refresh_token":
-		if !a.refresh[r.Form.Get("refresh_token")] {
+		sc, ok := a.refresh[r.Form.Get("refresh_token")]
+		if !ok {
 			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
 		delete(a.refresh, r.Form.Get("refresh_token")) // rotation
 		a.refreshes++
+		scope = sc
+	case "client_credentials":
+		if err := a.authenticateClient(r); err != nil {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
+			return
+		}
+		a.credentialGrants++
+		at := randomString()
+		a.access[at] = a.granted(r.Form.Get("scope"))
+		writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": a.expiresIn, "scope": a.access[at]})
+		return
 	default:
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
 	}
 	at, rt := randomString(), randomString()
-	a.access[at], a.refresh[rt] = true, true
+	a.access[at], a.refresh[rt] = scope, scope
 	writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "bearer", "refresh_token": rt, "expires_in": a.expiresIn})
+}
+
+// granted is the scope asked for without the withheld one.
+func (a *AuthServer) granted(scope string) string {
+	var out []string
+	for _, s := range strings.Fields(scope) {
+		if s != a.opts.Withhold {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// authenticateClient checks a client_credentials request's client: HTTP
+// basic with the registered secret, or a private_key_jwt assertion signed
+// with the registered key (RFC 7523), for this token endpoint.
+func (a *AuthServer) authenticateClient(r *http.Request) error {
+	if id, secret, ok := r.BasicAuth(); ok {
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+		if want, known := a.opts.Clients[id]; !known || want == "" || want != secret {
+			return errors.New("unknown client or wrong secret")
+		}
+		return nil
+	}
+	if r.Form.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		return errors.New("no client authentication")
+	}
+	id := r.Form.Get("client_id")
+	key, ok := a.opts.ClientKeys[id]
+	if !ok {
+		return errors.New("no key registered for " + id)
+	}
+	parts := strings.Split(r.Form.Get("client_assertion"), ".")
+	if len(parts) != 3 {
+		return errors.New("the assertion is not a JWT")
+	}
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	switch k := key.(type) {
+	case *ecdsa.PublicKey:
+		if len(sig) != 64 || !ecdsa.Verify(k, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+			return errors.New("bad ES256 signature")
+		}
+	case *rsa.PublicKey:
+		if rsa.VerifyPKCS1v15(k, crypto.SHA256, sum[:], sig) != nil {
+			return errors.New("bad RS256 signature")
+		}
+	default:
+		return errors.New("unsupported key")
+	}
+	var c struct {
+		Iss, Sub, Aud string
+		Exp           int64
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	if json.Unmarshal(payload, &c) != nil || c.Iss != id || c.Sub != id || c.Aud != a.endpointBase(r)+"/token" || c.Exp < time.Now().Unix() {
+		return errors.New("bad assertion claims: " + string(payload))
+	}
+	return nil
 }
 
 func (a *AuthServer) Valid(token string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	_, ok := a.access[token]
+	return ok
+}
+
+// Scope is what the access token was granted.
+func (a *AuthServer) Scope(token string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	return a.access[token]
+}
+
+// ScopesAsked lists the scope parameter of every authorization request.
+func (a *AuthServer) ScopesAsked() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.scopesAsked...)
+}
+
+// CredentialGrants counts the tokens issued to client_credentials.
+func (a *AuthServer) CredentialGrants() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.credentialGrants
 }
 
 // RevokeAccess invalidates every access token (refresh tokens stay).
 func (a *AuthServer) RevokeAccess() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.access = map[string]bool{}
+	a.access = map[string]string{}
 }
 
 func (a *AuthServer) RevokeAll() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.access, a.refresh = map[string]bool{}, map[string]bool{}
+	a.access, a.refresh = map[string]string{}, map[string]string{}
 }
 
 func (a *AuthServer) Counts() (registrations, exchanges, refreshes, pkceFailures int) {
@@ -182,7 +378,33 @@ func StartProtectedSSEServer(t testing.TB, as *AuthServer) string {
 	return startProtected(t, as, true)
 }
 
+// ServerOptions shape a protected MCP server.
+type ServerOptions struct {
+	SSE bool
+	// Scope, when set, is the scope the 401 challenge names.
+	Scope string
+	// CallScope, when set, is a scope tools/call needs besides: a token
+	// without it gets 403 insufficient_scope.
+	CallScope string
+	// NoResourceMetadata serves no protected resource metadata (a
+	// 2025-03-26 server): the challenge names none either.
+	NoResourceMetadata bool
+	// Mount, when set, is called with the server's mux and URL, to put
+	// more on its origin (an authorization server, for 2025-03-26).
+	Mount func(mux *http.ServeMux, url string)
+}
+
+// StartServer runs a protected MCP server shaped by o.
+func StartServer(t testing.TB, as *AuthServer, o ServerOptions) string {
+	return startProtectedWith(t, as, o)
+}
+
 func startProtected(t testing.TB, as *AuthServer, sse bool) string {
+	return startProtectedWith(t, as, ServerOptions{SSE: sse})
+}
+
+func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
+	sse := o.SSE
 	s := server.NewMCPServer("secure", "1", server.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("echo", mcp.WithString("text", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -196,12 +418,18 @@ func startProtected(t testing.TB, as *AuthServer, sse bool) string {
 		ss := server.NewSSEServer(s, server.WithBaseURL(srv.URL))
 		path, handlers = "/sse", map[string]http.Handler{"/sse": ss.SSEHandler(), "/message": ss.MessageHandler()}
 	}
-	prm := srv.URL + "/.well-known/oauth-protected-resource" + path
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
-		writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + path, "authorization_servers": []string{as.srv.URL}})
-	})
+	prm := ""
+	if !o.NoResourceMetadata {
+		prm = srv.URL + "/.well-known/oauth-protected-resource" + path
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
+			writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + path, "authorization_servers": []string{as.Issuer()}})
+		})
+	}
+	if o.Mount != nil {
+		o.Mount(mux, srv.URL)
+	}
 	for p, h := range handlers {
-		mux.Handle(p, as.require(prm, h))
+		mux.Handle(p, as.requireWith(prm, o, h))
 	}
 	return srv.URL + path
 }
@@ -209,12 +437,33 @@ func startProtected(t testing.TB, as *AuthServer, sse bool) string {
 // require lets through requests with a valid bearer token; others get 401
 // and a challenge naming the protected resource metadata at prm.
 func (a *AuthServer) require(prm string, next http.Handler) http.Handler {
+	return a.requireWith(prm, ServerOptions{}, next)
+}
+
+func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var extra string
+		if prm != "" {
+			extra = `, resource_metadata="` + prm + `"`
+		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || !a.Valid(token) {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+prm+`"`)
+			challenge := `Bearer error="invalid_token"` + extra
+			if o.Scope != "" {
+				challenge += `, scope="` + o.Scope + `"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
+		}
+		if o.CallScope != "" && r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"tools/call"`)) && !slices.Contains(strings.Fields(a.Scope(token)), o.CallScope) {
+				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+				http.Error(w, "insufficient scope", http.StatusForbidden)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
