@@ -96,12 +96,13 @@ require (
 
 // Forks that load lazily what upstream loads at package initialisation, so
 // that `ollm version` and `ollm --help` do not pay for syntax-highlighting
-// lexers and styles, an HTML sanitizer's regular expressions, JSON Schema
-// metaschemas or CUE's decimal constants (docs/decisions.md,
-// third_party/README.md).
+// lexers and styles, markdown's and an HTML sanitizer's regular
+// expressions, JSON Schema metaschemas or CUE's decimal constants
+// (docs/decisions.md, third_party/README.md).
 replace (
 	github.com/alecthomas/chroma/v2 => ./third_party/chroma
 	github.com/charmbracelet/glamour => ./third_party/glamour
 	github.com/cockroachdb/apd/v3 => ./third_party/apd
 	github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+	github.com/yuin/goldmark => ./third_party/goldmark
 )
