@@ -181,7 +181,9 @@ func adHocSpec(rawURL, command string) (mcp.Spec, error) {
 		if strings.HasSuffix(u.Path, "/sse") {
 			cfg.Transport = mcp.TransportSSE
 		}
-		return mcp.Spec{Name: adHocName, Config: cfg, Scope: schema.ScopeFlag}, nil
+		// Its tokens are kept per URL, as `ollm mcp login --url` stores them.
+		return mcp.Spec{Name: adHocName, Config: cfg, Scope: schema.ScopeFlag,
+			TokenName: "url " + rawURL, LoginCommand: "ollm mcp login --url " + rawURL}, nil
 	}
 	words, err := shell.Fields(command, nil)
 	if err != nil || len(words) == 0 {

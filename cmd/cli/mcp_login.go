@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,16 @@ type MCPLoginOptions struct {
 	Name    string
 	Timeout time.Duration
 	JSON    bool
+
+	// URL logs in to an ad-hoc server instead of one of the profile's.
+	URL string
+	// A client registered beforehand, the scopes and the grant.
+	ClientID        string
+	ClientSecretEnv string
+	Scopes          []string
+	Grant           string
+	PrivateKey      string
+	KeyID           string
 }
 
 func newMCPLoginOptions(f *Factory) *MCPLoginOptions {
@@ -49,7 +60,7 @@ func newMCPLoginOptions(f *Factory) *MCPLoginOptions {
 func newCmdMCPLogin(f *Factory) *cobra.Command {
 	o := newMCPLoginOptions(f)
 	cmd := &cobra.Command{
-		Use:   "login <server>",
+		Use:   "login [server]",
 		Short: "Authorize ollm at an HTTP MCP server that requires OAuth",
 		Long: `Log in to an HTTP MCP server that answers 401: ollm finds its authorization
 server (the server's WWW-Authenticate challenge, its protected resource
@@ -59,17 +70,78 @@ terminal is attached). After you approve, the browser comes back to a
 listener on 127.0.0.1 with a code that ollm exchanges, with its PKCE
 verifier, for tokens. They are stored with mode 0600 under
 $OLLM_HOME/tokens and refreshed when they expire or the server refuses them.
-Sessions without a terminal cannot log in; they say to run this command.`,
+Sessions without a terminal cannot log in; they say to run this command.
+--url logs in to an ad-hoc server (as ` + "`ollm mcp call --url`" + ` uses it). An
+authorization server without dynamic registration needs the client
+registered there beforehand: --client-id and --client-secret-env. --scope
+asks for scopes (by default those the server's challenge names); a server
+that later answers 403 insufficient_scope gets a new login asking for
+more, at most twice. --grant client_credentials gets tokens with the
+client's own secret or private key (private_key_jwt), with no user and no
+browser, and again by itself when they expire.`,
 		Example: `  ollm mcp login github
-  ollm mcp login github --timeout 10m`,
-		Args: exactArgs(1),
+  ollm mcp login github --timeout 10m
+  ollm mcp login --url https://mcp.example.com/mcp
+  ollm mcp login tracker --client-id ollm-team --client-secret-env TRACKER_SECRET --scope "issues:read issues:write"
+  ollm mcp login ci-tools --grant client_credentials --client-id svc --private-key ~/.config/ollm/svc.pem`,
+		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
+			switch {
+			case len(args) == 1 && o.URL != "":
+				return &FlagError{Err: fmt.Errorf("give a server name or --url, not both")}
+			case len(args) == 1:
+				o.Name = args[0]
+			case o.URL == "":
+				return &FlagError{Err: fmt.Errorf("give the server to log in to: ollm mcp login <server>, or --url URL")}
+			}
 			return mcpLoginRun(o)
 		},
 	}
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", mcp.DefaultLoginTimeout, "how long to wait for the browser")
+	fl := cmd.Flags()
+	fl.DurationVar(&o.Timeout, "timeout", mcp.DefaultLoginTimeout, "how long to wait for the browser")
+	fl.StringVar(&o.URL, "url", "", "log in to the HTTP MCP server at `URL` (as used with mcp call --url) instead of a profile server")
+	fl.StringVar(&o.ClientID, "client-id", "", "use the client `ID` registered with the authorization server beforehand instead of registering dynamically")
+	fl.StringVar(&o.ClientSecretEnv, "client-secret-env", "", "the environment `VAR` holding that client's secret")
+	fl.StringSliceVar(&o.Scopes, "scope", nil, "OAuth `scopes` to ask for (space- or comma-separated; default: those the server's challenge names)")
+	fl.StringVar(&o.Grant, "grant", mcp.GrantAuthorizationCode, "authorization_code (a user in the browser) or client_credentials (the client's own credentials, no user)")
+	fl.StringVar(&o.PrivateKey, "private-key", "", "PEM private key `FILE` (RSA or EC P-256) for private_key_jwt with client_credentials")
+	fl.StringVar(&o.KeyID, "key-id", "", "the key's `kid`, when the authorization server wants it")
 	return cmd
+}
+
+// oauthClient is the client the login flags describe, nil for none.
+func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
+	var scopes []string
+	for _, s := range o.Scopes {
+		scopes = append(scopes, strings.Fields(s)...)
+	}
+	if o.Grant == "" {
+		o.Grant = mcp.GrantAuthorizationCode
+	}
+	if o.Grant != mcp.GrantAuthorizationCode && o.Grant != mcp.GrantClientCredentials {
+		return nil, &FlagError{Err: fmt.Errorf("--grant %q: use authorization_code or client_credentials", o.Grant)}
+	}
+	if o.ClientID == "" && len(scopes) == 0 && o.Grant == mcp.GrantAuthorizationCode {
+		if o.ClientSecretEnv != "" || o.PrivateKey != "" {
+			return nil, &FlagError{Err: fmt.Errorf("--client-secret-env and --private-key need --client-id")}
+		}
+		return nil, nil
+	}
+	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: o.Grant, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID}
+	if o.ClientSecretEnv != "" {
+		for _, kv := range o.Environ() {
+			if k, v, _ := strings.Cut(kv, "="); k == o.ClientSecretEnv {
+				c.ClientSecret = v
+			}
+		}
+		if c.ClientSecret == "" {
+			return nil, &FlagError{Err: fmt.Errorf("--client-secret-env %s: the variable is not set", o.ClientSecretEnv)}
+		}
+	}
+	if o.Grant == mcp.GrantClientCredentials && (o.ClientID == "" || c.ClientSecret == "" && o.PrivateKey == "") {
+		return nil, &FlagError{Err: fmt.Errorf("--grant client_credentials needs --client-id and --client-secret-env or --private-key")}
+	}
+	return c, nil
 }
 
 func newCmdMCPLogout(f *Factory) *cobra.Command {
@@ -92,13 +164,28 @@ any more.`,
 }
 
 func mcpLoginRun(o *MCPLoginOptions) error {
-	specs, roots, err := o.Specs()
+	client, err := o.oauthClient()
 	if err != nil {
 		return err
 	}
-	spec, err := findSpec(specs, o.Name)
-	if err != nil {
-		return err
+	var spec mcp.Spec
+	var roots []string
+	if o.URL != "" {
+		if spec, err = adHocSpec(o.URL, ""); err != nil {
+			return &FlagError{Err: err}
+		}
+		o.Name = o.URL
+	} else {
+		var specs []mcp.Spec
+		if specs, roots, err = o.Specs(); err != nil {
+			return err
+		}
+		if spec, err = findSpec(specs, o.Name); err != nil {
+			return err
+		}
+	}
+	if client != nil {
+		spec.OAuth = client
 	}
 	home, err := o.Home()
 	if err != nil {
@@ -109,7 +196,11 @@ func mcpLoginRun(o *MCPLoginOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "logged in to MCP server %s; tokens stored in %s\n", o.Name, mcp.TokenPath(home.Tokens(), o.Name))
+	tokenName := spec.TokenName
+	if tokenName == "" {
+		tokenName = spec.Name
+	}
+	fmt.Fprintf(o.IO.Out, "logged in to MCP server %s; tokens stored in %s\n", o.Name, mcp.TokenPath(home.Tokens(), tokenName))
 	return nil
 }
 

@@ -95,3 +95,62 @@ func TestMCPLoginLogout(t *testing.T) {
 		t.Errorf("TokenPath %s", p)
 	}
 }
+
+// An ad-hoc --url server: a call without a login says to run
+// `ollm mcp login --url URL`; after that login the call works without a
+// terminal. A client_credentials login needs no browser at all.
+func TestMCPLoginURL(t *testing.T) {
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Clients: map[string]string{"svc": "s3cret"}})
+	url := mcptest.StartProtectedServer(t, as)
+	home := t.TempDir()
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return home
+		}
+		return ""
+	}, Environ: func() []string { return append(os.Environ(), "SVC_SECRET=s3cret") }, Getwd: os.Getwd, Now: time.Now}
+
+	call := newMCPOptions(f)
+	call.URL = url
+	err := mcpCallRun(call, adHocName, "echo", `{"text":"hi"}`)
+	if err == nil || !strings.Contains(err.Error(), "run in a terminal: ollm mcp login --url "+url) {
+		t.Fatalf("call before login: %v", err)
+	}
+
+	b := &mcptest.Browser{}
+	o := newMCPLoginOptions(f)
+	o.URL, o.OpenURL, o.Timeout, o.Grant = url, b.Open, time.Minute, mcp.GrantAuthorizationCode
+	if err := mcpLoginRun(o); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(out.String(), "logged in to MCP server "+url+"; tokens stored in "+filepath.Join(home, "tokens")) || len(b.Opened()) != 1 {
+		t.Fatalf("login: %q, browser %d", out, len(b.Opened()))
+	}
+	out.Reset()
+	if err := mcpCallRun(newURLOptions(f, url), adHocName, "echo", `{"text":"after login"}`); err != nil || strings.TrimSpace(out.String()) != "after login" {
+		t.Fatalf("call after login: %v %q", err, out)
+	}
+
+	// client_credentials, into another OLLM_HOME: no browser.
+	home = t.TempDir()
+	o = newMCPLoginOptions(f)
+	o.URL, o.Grant, o.ClientID, o.ClientSecretEnv = url, mcp.GrantClientCredentials, "svc", "SVC_SECRET"
+	o.OpenURL = func(string) error { t.Fatal("client_credentials opened a browser"); return nil }
+	if err := mcpLoginRun(o); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := mcpCallRun(newURLOptions(f, url), adHocName, "echo", `{"text":"machine"}`); err != nil || strings.TrimSpace(out.String()) != "machine" {
+		t.Fatalf("call with client credentials: %v %q", err, out)
+	}
+	if as.CredentialGrants() != 1 {
+		t.Errorf("%d client_credentials grants", as.CredentialGrants())
+	}
+}
+
+func newURLOptions(f *Factory, url string) *MCPOptions {
+	o := newMCPOptions(f)
+	o.URL = url
+	return o
+}
