@@ -25,6 +25,9 @@ type toolDef struct {
 	kind        tool.Kind
 	risk        tool.Risk
 	validator   *tool.Validator
+	// task: the tool must be called as a task (execution.taskSupport
+	// "required"): created, polled, its result fetched (tasks.go).
+	task bool
 }
 
 // loadTools lists a server's tools and converts them. A tool whose schema
@@ -83,6 +86,7 @@ func convertTool(server string, t mcp.Tool) (*toolDef, []string, error) {
 	return &toolDef{
 		key: key, description: t.Description, schema: sch,
 		annotations: ann, kind: kind, risk: risk, validator: v,
+		task: t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired,
 	}, warns, nil
 }
 
@@ -260,7 +264,13 @@ func (m *Manager) call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.callTool(callCtx, key.Tool, args, out)
+	var res *mcp.CallToolResult
+	var err error
+	if m.isTask(s, key.Tool) {
+		res, err = c.callTask(callCtx, key.Tool, args, out)
+	} else {
+		res, err = c.callTool(callCtx, key.Tool, args, out)
+	}
 	if err != nil {
 		return m.callError(ctx, callCtx, s, c, key, timeout, err), nil, nil
 	}

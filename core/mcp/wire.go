@@ -27,6 +27,7 @@ type wire struct {
 	log *slog.Logger
 
 	mu       sync.Mutex
+	tasks    map[string]json.RawMessage // task-augmented tools/call results by progress token
 	requests transport.RequestHandler
 	notify   func(mcp.JSONRPCNotification)
 	// rejected is why a server/discover result was refused, "" when it
@@ -49,6 +50,9 @@ func newWire(tr transport.Interface, log *slog.Logger) transport.Interface {
 // error, which makes mcp-go fall back to initialize.
 func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := w.Interface.SendRequest(ctx, req)
+	if err == nil && resp != nil && resp.Error == nil && req.Method == string(mcp.MethodToolsCall) {
+		w.keepTaskResult(req.Params, resp.Result)
+	}
 	if err != nil || resp == nil || resp.Error != nil || req.Method != string(mcp.MethodServerDiscover) {
 		return resp, err
 	}
@@ -180,4 +184,38 @@ func checkDiscover(asked string, result json.RawMessage) string {
 		return "the result has no capabilities object"
 	}
 	return ""
+}
+
+// keepTaskResult keeps the result of a task-augmented tools/call (its
+// CreateTaskResult, which mcp-go would read as an empty tool result) under
+// the request's progress token, for callTask.
+func (w *wire) keepTaskResult(params any, result json.RawMessage) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	var p struct {
+		Task json.RawMessage `json:"task"`
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(b, &p) != nil || len(p.Task) == 0 || string(p.Task) == "null" || p.Meta.ProgressToken == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tasks == nil {
+		w.tasks = map[string]json.RawMessage{}
+	}
+	w.tasks[fmt.Sprint(p.Meta.ProgressToken)] = result
+}
+
+// takeTaskResult returns and forgets the result kept for token.
+func (w *wire) takeTaskResult(token string) json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.tasks[token]
+	delete(w.tasks, token)
+	return r
 }
