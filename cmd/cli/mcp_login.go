@@ -38,6 +38,7 @@ type MCPLoginOptions struct {
 	Grant           string
 	PrivateKey      string
 	KeyID           string
+	MetadataURL     string
 }
 
 func newMCPLoginOptions(f *Factory) *MCPLoginOptions {
@@ -73,7 +74,8 @@ $OLLM_HOME/tokens and refreshed when they expire or the server refuses them.
 Sessions without a terminal cannot log in; they say to run this command.
 --url logs in to an ad-hoc server (as ` + "`ollm mcp call --url`" + ` uses it). An
 authorization server without dynamic registration needs the client
-registered there beforehand: --client-id and --client-secret-env. --scope
+registered there beforehand: --client-id and --client-secret-env, or a
+client ID metadata document it fetches: --client-metadata-url. --scope
 asks for scopes (by default those the server's challenge names); a server
 that later answers 403 insufficient_scope gets a new login asking for
 more, at most twice. --grant client_credentials gets tokens with the
@@ -106,6 +108,7 @@ browser, and again by itself when they expire.`,
 	fl.StringVar(&o.Grant, "grant", mcp.GrantAuthorizationCode, "authorization_code (a user in the browser) or client_credentials (the client's own credentials, no user)")
 	fl.StringVar(&o.PrivateKey, "private-key", "", "PEM private key `FILE` (RSA or EC P-256) for private_key_jwt with client_credentials")
 	fl.StringVar(&o.KeyID, "key-id", "", "the key's `kid`, when the authorization server wants it")
+	fl.StringVar(&o.MetadataURL, "client-metadata-url", "", "use the client ID metadata document at `URL` as the client id (no registration)")
 	return cmd
 }
 
@@ -121,13 +124,13 @@ func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
 	if o.Grant != mcp.GrantAuthorizationCode && o.Grant != mcp.GrantClientCredentials {
 		return nil, &FlagError{Err: fmt.Errorf("--grant %q: use authorization_code or client_credentials", o.Grant)}
 	}
-	if o.ClientID == "" && len(scopes) == 0 && o.Grant == mcp.GrantAuthorizationCode {
+	if o.ClientID == "" && o.MetadataURL == "" && len(scopes) == 0 && o.Grant == mcp.GrantAuthorizationCode {
 		if o.ClientSecretEnv != "" || o.PrivateKey != "" {
 			return nil, &FlagError{Err: fmt.Errorf("--client-secret-env and --private-key need --client-id")}
 		}
 		return nil, nil
 	}
-	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: o.Grant, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID}
+	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: o.Grant, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID, MetadataURL: o.MetadataURL}
 	if o.ClientSecretEnv != "" {
 		for _, kv := range o.Environ() {
 			if k, v, _ := strings.Cut(kv, "="); k == o.ClientSecretEnv {

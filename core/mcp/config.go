@@ -66,6 +66,11 @@ type OAuthClient struct {
 	PrivateKeyFile string
 	// KeyID is the "kid" of the key, when the authorization server wants it.
 	KeyID string
+	// MetadataURL is the HTTPS URL of a client ID metadata document that
+	// describes ollm (name, redirect URIs): an authorization server that
+	// supports them takes the URL as the client id and fetches the
+	// document, so no registration is needed.
+	MetadataURL string
 }
 
 // Grants.

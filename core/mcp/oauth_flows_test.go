@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,35 @@ func TestChallengeParam(t *testing.T) {
 		if got := challengeParam(h, k); got != want {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
+	}
+}
+
+// A client ID metadata document: the client id is the document's URL,
+// the authorization server fetches it, and nothing is registered.
+func TestOAuthClientMetadataDocument(t *testing.T) {
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{NoRegistration: true, MetadataDocuments: true})
+	u := mcptest.StartProtectedServer(t, as)
+	var docURL string
+	doc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"client_id": %q, "client_name": "ollm", "redirect_uris": ["http://127.0.0.1/callback"], "token_endpoint_auth_method": "none"}`, docURL)
+	}))
+	t.Cleanup(doc.Close)
+	docURL = doc.URL + "/ollm.json"
+	spec := secureSpec(u)
+	spec.OAuth = &OAuthClient{MetadataURL: docURL}
+	tokens := t.TempDir()
+	if _, err := login(t, spec, tokens); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := readRecord(t, tokens); rec.ClientID != docURL {
+		t.Errorf("client id %q", rec.ClientID)
+	}
+	m := startManager(t, []Spec{spec}, Options{TokenDir: tokens})
+	if st := statusOf(m, "secure"); st.State != StateReady {
+		t.Fatalf("%+v", st)
+	}
+	if reg, _, _, _ := as.Counts(); reg != 0 {
+		t.Errorf("%d registrations", reg)
 	}
 }

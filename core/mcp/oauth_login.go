@@ -94,8 +94,8 @@ func (fl *loginFlow) run(ctx context.Context) error {
 		ResourceMetadata: sameOriginMetadata(challenge, fl.cfg.URL),
 		RedirectURI:      fmt.Sprintf("http://%s/callback", ln.Addr()),
 		Scopes:           fl.scopes(challenge), Grant: GrantAuthorizationCode}
-	if fl.oauth != nil && fl.oauth.ClientID != "" {
-		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.oauth.ClientID, fl.oauth.ClientSecret, true
+	if id := fl.clientID(); id != "" {
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = id, fl.oauth.ClientSecret, true
 	}
 	h, err := fl.discover(ctx, rec)
 	if err != nil {
@@ -146,6 +146,20 @@ func (fl *loginFlow) scopes(challenge string) []string {
 	return strings.Fields(challengeParam(challenge, "scope"))
 }
 
+// clientID is the client id given beforehand: a registered client's id,
+// else the URL of a client ID metadata document (the authorization server
+// fetches the document behind it); "" when ollm is to register itself.
+func (fl *loginFlow) clientID() string {
+	switch {
+	case fl.oauth == nil:
+		return ""
+	case fl.oauth.ClientID != "":
+		return fl.oauth.ClientID
+	default:
+		return fl.oauth.MetadataURL
+	}
+}
+
 // register registers ollm with the authorization server, unless a client
 // was registered beforehand (OAuthClient): then its id and secret are used.
 func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, rec *tokenRecord) error {
@@ -153,12 +167,12 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 	if err != nil {
 		return fmt.Errorf("discovering the authorization server: %w", err)
 	}
-	preRegistered := fl.oauth != nil && fl.oauth.ClientID != ""
+	preRegistered := fl.clientID() != ""
 	if err := checkMetadata(md, preRegistered); err != nil {
 		return err
 	}
 	if preRegistered {
-		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.oauth.ClientID, fl.oauth.ClientSecret, true
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.clientID(), fl.oauth.ClientSecret, true
 		return nil
 	}
 	if err := h.RegisterClient(ctx, "ollm"); err != nil {

@@ -68,6 +68,10 @@ type AuthOptions struct {
 	ClientKeys map[string]crypto.PublicKey
 	// Withhold is a scope the server never grants.
 	Withhold string
+	// MetadataDocuments accepts a URL as client_id: the client ID
+	// metadata document there is fetched and must name that URL and a
+	// loopback redirect URI (any port, RFC 8252).
+	MetadataDocuments bool
 }
 
 // NewAuthServer is an authorization server at the root of its origin.
@@ -120,6 +124,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.opts.NoRegistration {
 		md["registration_endpoint"] = u + "/register"
+	}
+	if a.opts.MetadataDocuments {
+		md["client_id_metadata_document_supported"] = true
 	}
 	writeJSONResp(w, http.StatusOK, md)
 }
@@ -174,6 +181,9 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	uris := a.clients[q.Get("client_id")]
 	if _, ok := a.opts.Clients[q.Get("client_id")]; ok && len(uris) == 0 {
 		uris = []string{q.Get("redirect_uri")} // registered beforehand: any loopback redirect
+	}
+	if a.opts.MetadataDocuments && strings.HasPrefix(q.Get("client_id"), "http") && a.documentAllows(q.Get("client_id"), q.Get("redirect_uri")) {
+		uris = []string{q.Get("redirect_uri")}
 	}
 	a.scopesAsked = append(a.scopesAsked, q.Get("scope"))
 	if q.Get("response_type") != "code" || len(uris) == 0 || uris[0] != q.Get("redirect_uri") ||
@@ -302,6 +312,35 @@ func (a *AuthServer) authenticateClient(r *http.Request) error {
 		return errors.New("bad assertion claims: " + string(payload))
 	}
 	return nil
+}
+
+// documentAllows fetches the client ID metadata document at id and
+// reports whether it names id and allows redirect (a loopback URI matches
+// whatever its port).
+func (a *AuthServer) documentAllows(id, redirect string) bool {
+	resp, err := http.Get(id)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&doc) != nil || doc.ClientID != id {
+		return false
+	}
+	r, err := url.Parse(redirect)
+	if err != nil {
+		return false
+	}
+	for _, u := range doc.RedirectURIs {
+		d, err := url.Parse(u)
+		if err == nil && d.Scheme == r.Scheme && d.Hostname() == r.Hostname() && d.Path == r.Path {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *AuthServer) Valid(token string) bool {
