@@ -113,6 +113,23 @@ type MCPServer struct {
 	// Sandbox is what a stdio server's process may do; nil: its
 	// extension's permissions, else the profile's sandbox.mcp.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Roots are the directories offered to the server as MCP roots;
+	// empty: the workspace and the extra directories its sandbox grants.
+	Roots []string `json:"roots,omitempty"`
+	// OAuth is how ollm authenticates at an HTTP server's authorization
+	// server when it is not to register itself dynamically.
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
+}
+
+// MCPOAuth is a client registered beforehand, the scopes and the grant.
+type MCPOAuth struct {
+	ClientID        string   `json:"clientId,omitempty"`
+	ClientSecretEnv string   `json:"clientSecretEnv,omitempty"` // the variable holding the secret
+	Scopes          []string `json:"scopes,omitempty"`
+	Grant           string   `json:"grant,omitempty"` // "authorization_code" | "client_credentials"
+	PrivateKeyFile  string   `json:"privateKeyFile,omitempty"`
+	KeyID           string   `json:"keyId,omitempty"`
+	MetadataURL     string   `json:"metadataUrl,omitempty"` // a client ID metadata document
 }
 
 // MCPOverride adjusts one server by name, whichever layer declared it.

@@ -154,3 +154,35 @@ func newURLOptions(f *Factory, url string) *MCPOptions {
 	o.URL = url
 	return o
 }
+
+// Profile fields: oauth with the client_credentials grant needs no login
+// at all (the first 401 fetches a token with the client's secret from the
+// environment), and roots replace the workspace as the server's roots.
+func TestMCPProfileOAuthAndRoots(t *testing.T) {
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Clients: map[string]string{"svc": "s3cret"}})
+	url := mcptest.StartProtectedServer(t, as)
+	home, ws := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, "docs"), 0o755)
+	profile := `mcp: servers: {
+	secure: {transport: "http", url: "` + url + `", oauth: {clientId: "svc", clientSecretEnv: "SVC_SECRET", grant: "client_credentials", scopes: ["mcp"]}}
+	ev: {command: "node", args: ["` + everythingScript(t) + `", "stdio"], roots: ["docs"]}
+}
+`
+	if err := os.WriteFile(filepath.Join(home, "profile.cue"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	io, _, out, errOut := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string {
+		if k == "OLLM_HOME" {
+			return home
+		}
+		return ""
+	}, Environ: func() []string { return append(os.Environ(), "SVC_SECRET=s3cret") }, Getwd: func() (string, error) { return ws, nil }, Now: time.Now}
+	if err := mcpCallRun(newMCPOptions(f), "secure", "echo", `{"text":"no login"}`); err != nil || strings.TrimSpace(out.String()) != "no login" {
+		t.Fatalf("secure: %v %q %s", err, out, errOut)
+	}
+	out.Reset()
+	if err := mcpCallRun(newMCPOptions(f), "ev", "get-roots-list", `{}`); err != nil || !strings.Contains(out.String(), "URI: file://"+filepath.Join(ws, "docs")+"\n") || !strings.Contains(out.String(), "(1 total)") {
+		t.Fatalf("roots: %v %q %s", err, out, errOut)
+	}
+}

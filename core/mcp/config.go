@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,8 +57,11 @@ type Spec struct {
 // server when it is not to register itself dynamically.
 type OAuthClient struct {
 	ClientID     string
-	ClientSecret string   // the secret's value (from clientSecretEnv), "" for a public client
-	Scopes       []string // asked for at login; default the server's challenge
+	ClientSecret string // the secret's value, "" for a public client
+	// ClientSecretEnv names the variable holding the secret, read from
+	// the environment (and the extension's settings) at login.
+	ClientSecretEnv string
+	Scopes          []string // asked for at login; default the server's challenge
 	// Grant is "authorization_code" (the default: the user logs in in the
 	// browser) or "client_credentials" (no user: the client's own
 	// credentials, a secret or a private key, get the token).
@@ -147,6 +152,11 @@ func Specs(r *schema.Resolved) []Spec {
 	for i := range specs {
 		if o, ok := r.Profile.MCP.Overrides[specs[i].Name]; ok {
 			specs[i].Config = applyOverride(specs[i].Config, o)
+		}
+		specs[i].Roots = resolveRoots(specs[i].Config.Roots, specs[i].Dir, r.Workspace)
+		specs[i].OAuth = oauthClient(specs[i].Config.OAuth)
+		if oc := specs[i].OAuth; oc != nil && oc.PrivateKeyFile != "" {
+			oc.PrivateKeyFile = resolveRoots([]string{oc.PrivateKeyFile}, specs[i].Dir, r.Workspace)[0]
 		}
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
@@ -252,4 +262,38 @@ func describeCommand(s Spec) string {
 		parts = append(parts, a)
 	}
 	return secrets.RedactURLs(strings.Join(parts, " "))
+}
+
+// resolveRoots makes a server's configured roots absolute: relative ones
+// are the extension's (dir) for an extension server, else the
+// workspace's; "~/" is the home directory.
+func resolveRoots(roots []string, dir, workspace string) []string {
+	if len(roots) == 0 {
+		return nil
+	}
+	base := workspace
+	if dir != "" {
+		base = dir
+	}
+	home, _ := os.UserHomeDir()
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		switch {
+		case r == "~" || strings.HasPrefix(r, "~/"):
+			r = filepath.Join(home, strings.TrimPrefix(r, "~"))
+		case !filepath.IsAbs(r) && base != "":
+			r = filepath.Join(base, r)
+		}
+		out = append(out, filepath.Clean(r))
+	}
+	return out
+}
+
+// oauthClient is the profile's oauth block as core takes it.
+func oauthClient(o *schema.MCPOAuth) *OAuthClient {
+	if o == nil {
+		return nil
+	}
+	return &OAuthClient{ClientID: o.ClientID, ClientSecretEnv: o.ClientSecretEnv, Scopes: o.Scopes,
+		Grant: o.Grant, PrivateKeyFile: o.PrivateKeyFile, KeyID: o.KeyID, MetadataURL: o.MetadataURL}
 }

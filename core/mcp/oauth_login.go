@@ -51,6 +51,14 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		opts.Environ = os.Environ()
 	}
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(&opts))
+	if spec.OAuth != nil && spec.OAuth.ClientSecret == "" && spec.OAuth.ClientSecretEnv != "" {
+		oc := *spec.OAuth
+		oc.ClientSecret = lookupEnv(oc.ClientSecretEnv, opts.Environ, spec.SettingsEnv)
+		if oc.ClientSecret == "" {
+			return fmt.Errorf("MCP server %q: oauth.clientSecretEnv names %s, which is not set", spec.Name, oc.ClientSecretEnv)
+		}
+		spec.OAuth = &oc
+	}
 	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: opts.httpClient(), opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantClientCredentials {
@@ -295,4 +303,18 @@ func sameOriginMetadata(challenge, serverURL string) string {
 		return ""
 	}
 	return m.String()
+}
+
+// lookupEnv is a variable's value: the extension's settings, else the
+// environment.
+func lookupEnv(name string, environ []string, settings map[string]string) string {
+	if v, ok := settings[name]; ok {
+		return v
+	}
+	for _, kv := range environ {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
 }

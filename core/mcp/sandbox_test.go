@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ollm/ollm/core/sandbox"
@@ -52,5 +55,28 @@ func TestSandboxPolicy(t *testing.T) {
 	// With no profile default, the built-in one.
 	if p, _ := SandboxPolicy(schema.Sandbox{}, env)(specs["plain"]); p.String() != "workspace-write, network" {
 		t.Errorf("default: %q", p.String())
+	}
+}
+
+// Specs copies a server's roots and oauth block, with relative paths made
+// the workspace's (an extension server's: the extension's) and "~/" the
+// home directory's.
+func TestSpecsRootsAndOAuth(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	r := &schema.Resolved{Workspace: "/ws"}
+	r.Profile.MCP.Servers = map[string]schema.MCPServer{
+		"a": {Command: "x", Roots: []string{"docs", "/abs", "~/notes"}, OAuth: &schema.MCPOAuth{ClientID: "c", ClientSecretEnv: "S", Scopes: []string{"r"}, Grant: "client_credentials", PrivateKeyFile: "~/k.pem"}},
+		"b": {Command: "y"},
+	}
+	specs := Specs(r)
+	a, b := specs[0], specs[1]
+	if got := strings.Join(a.Roots, ","); got != "/ws/docs,/abs,"+filepath.Join(home, "notes") {
+		t.Errorf("roots %q", got)
+	}
+	if a.OAuth == nil || a.OAuth.ClientID != "c" || a.OAuth.ClientSecretEnv != "S" || a.OAuth.Grant != GrantClientCredentials || a.OAuth.PrivateKeyFile != filepath.Join(home, "k.pem") {
+		t.Errorf("oauth %+v", a.OAuth)
+	}
+	if b.Roots != nil || b.OAuth != nil {
+		t.Errorf("b %+v", b)
 	}
 }
