@@ -50,9 +50,10 @@ type conn struct {
 
 	// protoKey names the server in the protocol cache; pinned is the
 	// handshake revision remembered for it ("" probes with server/discover).
-	protoKey string
-	pinned   string
-	wire     *wire
+	protoKey  string
+	pinned    string
+	wire      *wire
+	protocols *protocolCache
 }
 
 // dial starts the transport; it does not initialize. A failure here
@@ -61,7 +62,7 @@ func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, protoc
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(opts))
 	key := protocolKey(spec, cfg)
 	c := &conn{
-		protoKey: key, pinned: protocols.legacy(key),
+		protoKey: key, pinned: protocols.legacy(key), protocols: protocols,
 		spec: spec, cfg: cfg, opts: opts, logs: logs, auth: auth,
 		log:      slog.New(slog.NewTextHandler(logs, nil)).With("server", spec.Name),
 		lost:     make(chan struct{}),
@@ -417,9 +418,28 @@ func (c *conn) close() {
 		_ = c.client.Close()
 	}
 	if c.proc != nil {
-		c.proc.stop(c.opts.stopGrace())
+		c.stopProcess()
 	}
 	c.cancel()
+}
+
+// stopProcess stops a stdio server: stdin closed, the grace, SIGTERM. A
+// server that did not exit within the grace after its stdin closed is
+// remembered (in the protocol cache) as one that ignores EOF, and the next
+// time gets SIGTERM right after its stdin closes: waiting for an exit
+// that never comes only holds ollm up. One that exits on EOF is
+// remembered too, and always gets its grace.
+func (c *conn) stopProcess() {
+	grace := c.opts.stopGrace()
+	known, ignores := c.protocols.ignoresEOF(c.protoKey)
+	if known && ignores {
+		grace = 0
+	}
+	gone := c.proc.exited() // a crash says nothing about EOF
+	exited := c.proc.stop(grace)
+	if grace > 0 && !gone {
+		c.protocols.rememberEOF(c.protoKey, c.spec.Name, !exited)
+	}
 }
 
 var errClosed = errors.New("closed by ollm")

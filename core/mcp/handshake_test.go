@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // methods lists the methods a fault server's record says it received.
@@ -178,6 +179,28 @@ func TestCheckDiscover(t *testing.T) {
 		got := checkDiscover("2026-07-28", json.RawMessage(tc.result))
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("checkDiscover(%s) = %q, want %q", tc.result, got, tc.want)
+		}
+	}
+}
+
+// How a server takes the end of its stdin is learned: server-everything
+// keeps running (it gets SIGTERM after the grace, and from the next time
+// at once); the Go test server exits (it keeps its grace).
+func TestProtocolCacheLearnsEOF(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "protocols.json")
+	for i := 0; i < 2; i++ {
+		m := startManager(t, []Spec{everythingStdio(t, "ev"), faultSpec(t, "f", "normal")}, Options{ProtocolCache: cache, StopGrace: 200 * time.Millisecond})
+		m.Close()
+	}
+	var f protocolFile
+	b, _ := os.ReadFile(cache)
+	if json.Unmarshal(b, &f) != nil || len(f.Servers) != 2 {
+		t.Fatalf("cache %s", b)
+	}
+	for _, e := range f.Servers {
+		want := e.Server == "ev"
+		if e.IgnoresEOF == nil || *e.IgnoresEOF != want {
+			t.Errorf("%s: ignoresEOF %v, want %v", e.Server, e.IgnoresEOF, want)
 		}
 	}
 }

@@ -146,9 +146,13 @@ func (p *process) signalDescription(sig syscall.Signal) string {
 // SIGKILL the group. It returns once the process has been reaped. The
 // group is signalled even when the leader has already exited, so that
 // children it left behind go too.
-func (p *process) stop(grace time.Duration) {
+//
+// It reports whether the process exited within the grace, on its own,
+// after its stdin closed.
+func (p *process) stop(grace time.Duration) (exitedOnEOF bool) {
 	_ = p.stdin.Close()
-	if !p.waitFor(grace) {
+	exitedOnEOF = p.waitFor(grace)
+	if !exitedOnEOF {
 		p.signalGroup(syscall.SIGTERM)
 		if !p.waitFor(termGrace) {
 			p.signalGroup(syscall.SIGKILL)
@@ -157,6 +161,7 @@ func (p *process) stop(grace time.Duration) {
 	}
 	p.signalGroup(syscall.SIGKILL) // stragglers in the group, if any
 	_ = p.stdout.Close()           // a process outside the group may still hold the pipe
+	return exitedOnEOF
 }
 
 func (p *process) waitFor(d time.Duration) bool {

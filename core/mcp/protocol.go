@@ -32,6 +32,9 @@ type protocolEntry struct {
 	Server   string    `json:"server"`
 	Protocol string    `json:"protocol"`
 	Seen     time.Time `json:"seen"`
+	// IgnoresEOF: the server did not exit when its stdin closed (nil:
+	// not known yet), so the next stop sends SIGTERM at once.
+	IgnoresEOF *bool `json:"ignoresEOF,omitempty"`
 }
 
 type protocolFile struct {
@@ -99,6 +102,48 @@ func (p *protocolCache) remember(key, server, version string) {
 			delete(f.Servers, key)
 		} else {
 			f.Servers[key] = protocolEntry{Server: server, Protocol: version, Seen: time.Now().UTC()}
+		}
+		return nil
+	})
+}
+
+// ignoresEOF says whether the server is known, and known to ignore the
+// end of its stdin.
+func (p *protocolCache) ignoresEOF(key string) (known, ignores bool) {
+	if p == nil {
+		return false, false
+	}
+	p.load()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.entries[key]
+	if !ok || e.IgnoresEOF == nil {
+		return false, false
+	}
+	return true, *e.IgnoresEOF
+}
+
+// rememberEOF records how the server took the end of its stdin; nothing
+// is written when that is already known, or the server has no entry (it
+// never finished a handshake).
+func (p *protocolCache) rememberEOF(key, server string, ignores bool) {
+	if p == nil {
+		return
+	}
+	p.load()
+	p.mu.Lock()
+	e, ok := p.entries[key]
+	if !ok || (e.IgnoresEOF != nil && *e.IgnoresEOF == ignores) {
+		p.mu.Unlock()
+		return
+	}
+	e.IgnoresEOF = &ignores
+	p.entries[key] = e
+	p.mu.Unlock()
+	_ = store.UpdateJSON(p.path, 0o644, func(f *protocolFile) error {
+		if fe, ok := f.Servers[key]; ok {
+			fe.IgnoresEOF = &ignores
+			f.Servers[key] = fe
 		}
 		return nil
 	})
