@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
@@ -134,4 +137,123 @@ func BenchmarkConnectSandboxed(b *testing.B) {
 			}
 		})
 	}
+}
+
+// rawEverything drives server-everything by hand: initialize,
+// initialized, then the last request, each read up to its answer; then
+// kill and reap.
+func rawEverything(b *testing.B, last string) {
+	cmd := exec.Command("node", serverScript(b, "server-everything", "index.js"), "stdio")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	in := bufio.NewReader(stdout)
+	await := func(id string) {
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.Contains(line, `"id":`+id) {
+				return
+			}
+		}
+	}
+	stdin.Write([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n"))
+	await("0")
+	stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + last + "\n"))
+	await("1")
+	cmd.Process.Kill()
+	cmd.Wait()
+}
+
+func medianOf(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkListTenPaired is what `ollm mcp list` asks of the Manager - ten
+// stdio server-everything started, initialized, tools listed, stopped the
+// one-shot way (25 ms grace, the protocol cache warm) - against ten raw
+// sessions (initialize, tools/list, kill) in the same iteration.
+func BenchmarkListTenPaired(b *testing.B) {
+	specs := tenEverything(b)
+	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond}
+	manager := func() time.Duration {
+		start := time.Now()
+		m := New(specs, opts)
+		m.Start()
+		if err := m.WaitReady(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range m.Status() {
+			if s.State != StateReady {
+				b.Fatalf("%+v", s)
+			}
+		}
+		m.Close()
+		return time.Since(start)
+	}
+	raw := func() time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := 0; i < 10; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); rawEverything(b, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`) }()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	manager() // warm the protocol cache, as after the first use
+	var floor, diff []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := raw()
+		o := manager()
+		floor = append(floor, float64(r.Microseconds()))
+		diff = append(diff, float64((o - r).Microseconds()))
+	}
+	b.ReportMetric(medianOf(diff), "median-overhead-µs")
+	b.ReportMetric(medianOf(floor), "median-µs")
+}
+
+// BenchmarkCallOnePaired is what `ollm mcp call` asks of the Manager - one
+// server-everything started, initialized, tools listed, echo called,
+// stopped - against one raw session (initialize, tools/call, kill).
+func BenchmarkCallOnePaired(b *testing.B) {
+	spec := everythingStdio(b, "ev")
+	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond}
+	manager := func() time.Duration {
+		start := time.Now()
+		m := New([]Spec{spec}, opts)
+		m.Start()
+		if err := m.WaitReady(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		res, err := m.Call(context.Background(), ToolKey{"ev", "echo"}, []byte(`{"message":"hi"}`), nil)
+		if err != nil || res.Error != nil {
+			b.Fatalf("%+v %v", res, err)
+		}
+		m.Close()
+		return time.Since(start)
+	}
+	raw := func() time.Duration {
+		start := time.Now()
+		rawEverything(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`)
+		return time.Since(start)
+	}
+	manager()
+	var floor, diff []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := raw()
+		o := manager()
+		floor = append(floor, float64(r.Microseconds()))
+		diff = append(diff, float64((o - r).Microseconds()))
+	}
+	b.ReportMetric(medianOf(diff), "median-overhead-µs")
+	b.ReportMetric(medianOf(floor), "median-µs")
 }
