@@ -150,19 +150,28 @@ func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
 func newCmdMCPLogout(f *Factory) *cobra.Command {
 	o := newMCPLoginOptions(f)
 	cmd := &cobra.Command{
-		Use:   "logout <server>",
+		Use:   "logout [server]",
 		Short: "Delete the OAuth tokens stored for an MCP server",
 		Long: `Delete the tokens ` + "`ollm mcp login`" + ` stored for the server under $OLLM_HOME/tokens.
 The next connection needs a new login. The server need not be in the profile
 any more.`,
-		Example: `  ollm mcp logout github`,
-		Args:    exactArgs(1),
+		Example: `  ollm mcp logout github
+  ollm mcp logout --url https://mcp.example.com/mcp`,
+		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
+			switch {
+			case len(args) == 1 && o.URL != "":
+				return &FlagError{Err: fmt.Errorf("give a server name or --url, not both")}
+			case len(args) == 1:
+				o.Name = args[0]
+			case o.URL == "":
+				return &FlagError{Err: fmt.Errorf("give the server to log out of: ollm mcp logout <server>, or --url URL")}
+			}
 			return mcpLogoutRun(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
+	cmd.Flags().StringVar(&o.URL, "url", "", "log out of the ad-hoc server at `URL` (as logged in with login --url)")
 	return cmd
 }
 
@@ -226,7 +235,15 @@ func mcpLogoutRun(o *MCPLoginOptions) error {
 	if err != nil {
 		return err
 	}
-	had, err := mcp.Logout(home.Tokens(), o.Name)
+	tokenName := o.Name
+	if o.URL != "" {
+		spec, err := adHocSpec(o.URL, "")
+		if err != nil {
+			return &FlagError{Err: err}
+		}
+		o.Name, tokenName = o.URL, spec.TokenName
+	}
+	had, err := mcp.Logout(home.Tokens(), tokenName)
 	if err != nil {
 		return err
 	}

@@ -147,6 +147,17 @@ func TestMCPLoginURL(t *testing.T) {
 	if as.CredentialGrants() != 1 {
 		t.Errorf("%d client_credentials grants", as.CredentialGrants())
 	}
+
+	lo := newMCPLoginOptions(f)
+	lo.URL = url
+	out.Reset()
+	if err := mcpLogoutRun(lo); err != nil || !strings.Contains(out.String(), "logged out of MCP server "+url) {
+		t.Fatalf("logout --url: %v %q", err, out)
+	}
+	err = mcpCallRun(newURLOptions(f, url), adHocName, "echo", `{"text":"x"}`)
+	if err == nil || !strings.Contains(err.Error(), "ollm mcp login --url "+url) {
+		t.Fatalf("call after logout: %v", err)
+	}
 }
 
 func newURLOptions(f *Factory, url string) *MCPOptions {
