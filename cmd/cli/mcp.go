@@ -63,6 +63,9 @@ type MCPOptions struct {
 	// Only names the one server the command is about: the others are not
 	// started at all.
 	Only string
+	// OnlyToo is a second candidate for Only: "a:b" may be the server
+	// "a:b" (an extension's) or the tool b of server a.
+	OnlyToo string
 
 	// problems are the profile's problems with the servers' configuration
 	// (an invalid .mcp.json), reported by mcp list.
@@ -105,6 +108,9 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace}
 	if o.Only != "" && !o.adHoc() {
 		opts.Only = []string{o.Only}
+		if o.OnlyToo != "" {
+			opts.Only = append(opts.Only, o.OnlyToo)
+		}
 	}
 	mcpAuth(&opts, home, f.IO)
 	if o.adHoc() {
@@ -279,19 +285,23 @@ func newCmdMCPTools(f *Factory) *cobra.Command {
 	o := newMCPOptions(f)
 	var server string
 	cmd := &cobra.Command{
-		Use:   "tools [server]",
+		Use:   "tools [server | server:tool]",
 		Short: "List the tools of the MCP servers",
 		Long: `List the tools the ready MCP servers offer, under the name the model sees
 (tools whose names collide, or match a built-in tool, are namespaced as
 server__tool), with the server:tool name policy rules and ` + "`ollm mcp call`" + ` use,
 the kind and risk derived from the tool's annotations, and its description.`,
 		Example: `  ollm mcp tools
-  ollm mcp tools github --json`,
+  ollm mcp tools github --json
+  ollm mcp tools github:search_issues --json`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				server = args[0]
 				o.Only = server
+				if i := strings.LastIndex(server, ":"); i > 0 && !o.adHoc() {
+					o.OnlyToo = server[:i]
+				}
 			}
 			return mcpToolsRun(o, server)
 		},
@@ -317,18 +327,29 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 		return err
 	}
 	defer m.Close()
+	toolName := ""
 	if server != "" && !hasServer(m, server) {
-		return &FlagError{Err: fmt.Errorf("no MCP server %q; `ollm mcp list` shows them", server)}
+		i := strings.LastIndex(server, ":")
+		if i <= 0 || !hasServer(m, server[:i]) {
+			return &FlagError{Err: fmt.Errorf("no MCP server %q; `ollm mcp list` shows them", server)}
+		}
+		server, toolName = server[:i], server[i+1:]
 	}
 	var rows []mcpToolRow
 	for _, t := range m.Tools() {
 		key := t.(interface{ Key() mcp.ToolKey }).Key()
-		if server != "" && key.Server != server {
+		if server != "" && key.Server != server || toolName != "" && key.Tool != toolName {
 			continue
 		}
 		_, risk := mcp.Classify(t.(tool.Annotated).Annotations())
 		rows = append(rows, mcpToolRow{Name: t.Name(), Tool: key.String(), Server: key.Server,
 			Kind: t.Kind(), Risk: risk, Description: t.Description(), Schema: t.Schema()})
+	}
+	if toolName != "" && len(rows) == 0 {
+		if err := unreadyError(m, server); err != nil {
+			return err
+		}
+		return &FlagError{Err: fmt.Errorf("MCP server %q has no tool %q; `ollm mcp tools %s` lists them", server, toolName, server)}
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, rows)
