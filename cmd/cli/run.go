@@ -155,7 +155,13 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		return err
 	}
 	defer rt.Close()
-	for _, w := range rt.Warnings {
+	// One prompt, no one typing meanwhile: its tools and prompts should be
+	// there, so wait for every server at once (the TUI does not wait).
+	more, err := rt.WaitServers(ctx)
+	if err != nil {
+		return ErrCancelled
+	}
+	for _, w := range append(rt.Warnings, more...) {
 		fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", w)
 	}
 	cfg := rt.AgentConfig()

@@ -99,6 +99,11 @@ func (e *sessionEnv) runtime(o runtime.Options) *runtime.Runtime {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { rt.Close() })
+	warns, err := rt.WaitServers(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rt.Warnings = append(rt.Warnings, warns...)
 	return rt
 }
 

@@ -44,8 +44,16 @@ type MCPServers struct {
 	// there when Start returns, follow a server that fails or comes back,
 	// and go when the extension's servers stop.
 	Skills *skills.Registry
+	// Background: Start starts the servers and returns at once (their
+	// statuses "starting"); tools and prompts join as each server becomes
+	// ready, failures arrive as events. A session is ready for its first
+	// prompt without waiting for any server; WaitReady waits for them all
+	// at once when that is wanted.
+	Background bool
 
-	mu   sync.Mutex
+	mu       sync.Mutex
+	held     chan struct{} // Hold: background servers wait for Release
+	released sync.Once
 	mgrs map[string]*mcp.Manager
 	runs map[*mcp.Manager]*serverRun
 }
@@ -90,6 +98,24 @@ func (s *MCPServers) Start(ctx context.Context, ext string, specs []mcp.Spec, on
 	s.mgrs[ext] = m
 	s.runs[m] = run
 	s.mu.Unlock()
+	if s.Background {
+		s.mu.Lock()
+		run.started = s.Skills != nil // prompts load on each ready event
+		held := s.held
+		s.mu.Unlock()
+		if held == nil {
+			m.Start()
+		} else {
+			go func() {
+				select {
+				case <-held:
+					m.Start()
+				case <-run.ctx.Done():
+				}
+			}()
+		}
+		return m.Status(), nil
+	}
 	m.Start()
 	werr := m.WaitReady(ctx)
 	var errs []error
@@ -111,6 +137,70 @@ func (s *MCPServers) Start(ctx context.Context, ext string, specs []mcp.Spec, on
 		errs = append(errs, fmt.Errorf("waiting for MCP servers: %w", werr))
 	}
 	return st, errors.Join(errs...)
+}
+
+// Hold keeps the servers that Start starts in the background from
+// starting until Release: a session gets ready before dozens of server
+// processes compete with it for the machine.
+func (s *MCPServers) Hold() {
+	s.mu.Lock()
+	if s.held == nil {
+		s.held = make(chan struct{})
+	}
+	s.mu.Unlock()
+}
+
+// Release starts the servers Hold kept back, and any later ones at once.
+func (s *MCPServers) Release() {
+	s.mu.Lock()
+	held := s.held
+	s.mu.Unlock()
+	if held != nil {
+		s.released.Do(func() { close(held) })
+	}
+}
+
+// WaitReady waits, for every extension's servers at once, until each has
+// finished its first connection attempt, loads the prompts of those ready,
+// and returns an error for each that failed. The error is ctx's when it
+// ends first.
+func (s *MCPServers) WaitReady(ctx context.Context) []error {
+	s.mu.Lock()
+	type started struct {
+		m   *mcp.Manager
+		run *serverRun
+	}
+	var all []started
+	for _, m := range s.mgrs {
+		all = append(all, started{m, s.runs[m]})
+	}
+	s.mu.Unlock()
+	errs := make([][]error, len(all))
+	var wg sync.WaitGroup
+	for i, st := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := st.m.WaitReady(ctx); err != nil {
+				errs[i] = append(errs[i], fmt.Errorf("extension %s: waiting for MCP servers: %w", st.run.ext, err))
+				return
+			}
+			if s.Skills != nil && st.run != nil {
+				errs[i] = append(errs[i], s.addPrompts(ctx, st.m, st.run)...)
+			}
+			for _, x := range st.m.Status() {
+				if x.State == mcp.StateFailed {
+					errs[i] = append(errs[i], fmt.Errorf("extension %s: MCP server %s failed: %s", st.run.ext, x.Name, x.Error))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var out []error
+	for _, e := range errs {
+		out = append(out, e...)
+	}
+	return out
 }
 
 // Stop implements Servers.

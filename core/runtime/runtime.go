@@ -51,6 +51,11 @@ type Runtime struct {
 	Tools     *tool.Registry   // built-in and extension tools
 	Skills    *skills.Registry // profile, folder, extension and MCP prompt skills
 	Ext       *ext.Manager
+	// extServers run the extensions' MCP servers, in the background.
+	extServers *ext.MCPServers
+	// holdServers: New has not finished; the profile's servers start at
+	// its end.
+	holdServers bool
 	jobs      *tools.Jobs // background shell jobs of the session
 	Warnings  []string    // problems that did not stop the runtime (at start)
 
@@ -165,20 +170,27 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
+	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills, Background: true}
 	rt.Ext = ext.New(l.g, ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir,
-		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills},
+		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: rt.extServers,
 		LookupEnv: LookupEnv(o.Getenv), OnEvent: o.OnExt})
+	// Ready first, servers after: every MCP server starts once the runtime
+	// is wired, in the background.
+	rt.extServers.Hold()
+	rt.holdServers = true
 	rt.Warnings = append(rt.Warnings, rt.install(l)...)
 	st := rt.Ext.Start(ctx)
 	for _, e := range st.Errors {
 		rt.Warnings = append(rt.Warnings, e.Error())
 	}
-	warns, err := rt.settle(ctx)
-	if err != nil {
+	rt.Warnings = append(rt.Warnings, rt.settle()...)
+	if ctx.Err() != nil {
 		rt.Close()
 		return nil, ErrCancelled
 	}
-	rt.Warnings = append(rt.Warnings, warns...)
+	rt.holdServers = false
+	rt.MCPManager().Start()
+	rt.extServers.Release()
 	return rt, nil
 }
 
@@ -337,7 +349,9 @@ func (rt *Runtime) install(l *loaded) []string {
 		rt.pending[s.Name] = s
 	}
 	rt.mu.Unlock()
-	m.Start()
+	if !rt.holdServers {
+		m.Start()
+	}
 	for _, s := range l.pending {
 		warnings = append(warnings, fmt.Sprintf("workspace MCP server %s (%s) is not approved and was not started; approve it when the session asks, or review the workspace with `ollm trust`",
 			s.Name, DescribeSpec(s)))
@@ -345,14 +359,11 @@ func (rt *Runtime) install(l *loaded) []string {
 	return warnings
 }
 
-// settle waits for the first connection attempt of every profile server,
-// then applies what the extensions decided (excluded commands) and loads
-// the MCP prompts as skills. The error is ctx's.
-func (rt *Runtime) settle(ctx context.Context) ([]string, error) {
-	m := rt.MCPManager()
-	if err := m.WaitReady(ctx); err != nil {
-		return nil, err
-	}
+// settle applies what the extensions decided (excluded commands). It
+// waits for no MCP server: they start in the background, their tools and
+// prompts join as each becomes ready (mcpEvent), and WaitServers waits for
+// them when a caller needs them before its first prompt.
+func (rt *Runtime) settle() []string {
 	var warnings []string
 	rules, scopes := rt.Ext.DenyRules()
 	if len(rules) > 0 {
@@ -365,12 +376,41 @@ func (rt *Runtime) settle(ctx context.Context) ([]string, error) {
 			warnings = append(warnings, fmt.Sprintf("extensions' excludeTools not applied: %v", err))
 		}
 	}
+	return warnings
+}
+
+// WaitServers waits until every MCP server of the runtime (the profile's
+// and the extensions', all at once) has finished its first connection
+// attempt, loads the prompts of those ready as skills, and returns a
+// warning for each that failed. `ollm run` calls it before its prompt;
+// the TUI does not, so nothing waits for a slow server there. The error
+// is ctx's.
+func (rt *Runtime) WaitServers(ctx context.Context) ([]string, error) {
+	m := rt.MCPManager()
+	var warnings []string
+	var extErrs []error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		extErrs = rt.extServers.WaitReady(ctx)
+	}()
+	err := m.WaitReady(ctx)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	for _, s := range m.Status() {
 		if s.Error != "" && s.State != mcp.StateNeedsApproval {
 			warnings = append(warnings, fmt.Sprintf("MCP server %s: %s", s.Name, s.Error))
 		}
 	}
 	warnings = append(warnings, rt.addPrompts(ctx, m)...)
+	for _, e := range extErrs {
+		warnings = append(warnings, e.Error())
+	}
 	return warnings, nil
 }
 
@@ -854,7 +894,9 @@ func (rt *Runtime) Reload(ctx context.Context) (ReloadStats, error) {
 	st.Servers.Stopped = rt.teardown()
 	warnings := rt.install(l)
 	st.Ext = rt.Ext.Reload(ctx, l.g)
-	more, err := rt.settle(ctx)
+	warnings = append(warnings, rt.settle()...)
+	// The stats report what is ready: a reload waits for the servers.
+	more, err := rt.WaitServers(ctx)
 	if err != nil {
 		return st, err
 	}
