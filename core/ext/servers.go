@@ -54,8 +54,8 @@ type MCPServers struct {
 	mu       sync.Mutex
 	held     chan struct{} // Hold: background servers wait for Release
 	released sync.Once
-	mgrs map[string]*mcp.Manager
-	runs map[*mcp.Manager]*serverRun
+	mgrs     map[string]*mcp.Manager
+	runs     map[*mcp.Manager]*serverRun
 }
 
 // serverRun is what one extension's Manager added to Skills and the

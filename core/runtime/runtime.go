@@ -56,8 +56,8 @@ type Runtime struct {
 	// holdServers: New has not finished; the profile's servers start at
 	// its end.
 	holdServers bool
-	jobs      *tools.Jobs // background shell jobs of the session
-	Warnings  []string    // problems that did not stop the runtime (at start)
+	jobs        *tools.Jobs // background shell jobs of the session
+	Warnings    []string    // problems that did not stop the runtime (at start)
 
 	opts   Options
 	hreg   *hooks.Registry
