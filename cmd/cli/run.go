@@ -53,7 +53,11 @@ every event, every tool call passes the one gate (before_tool hooks, the
 policy on the final arguments, a confirmation) and the session is saved as
 a transcript in $OLLM_HOME/sessions that --resume continues.
 
-The prompt comes from -p, or from stdin when stdin is not a terminal.
+The prompt comes from -p, or from stdin when stdin is not a terminal; with
+both, the piped text comes first and -p's prompt follows after a blank line
+(as Gemini CLI does). Piped input beyond 8 MiB is cut with a warning; an
+empty stdin leaves -p's prompt alone. With -p, a stdin that sends nothing
+(not even its end) within half a second is not waited for.
 Without a terminal nobody can confirm a call the policy asks about, so it is
 denied with a message naming the rule that asked; the model sees the refusal.
 
@@ -114,12 +118,14 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		vars[k] = val
 	}
 	prompt := o.Prompt
-	if prompt == "" && o.Skill == "" && !o.IO.StdinTTY {
-		b, err := io.ReadAll(o.IO.In)
+	if o.Skill == "" && !o.IO.StdinTTY && o.IO.In != nil {
+		// As Gemini CLI does: piped input comes first, then -p's prompt
+		// after a blank line (`git diff | ollm run -p "review this diff"`).
+		piped, err := readPiped(o.IO.In, prompt != "", o.IO.ErrOut)
 		if err != nil {
 			return err
 		}
-		prompt = strings.TrimSpace(string(b))
+		prompt = joinPiped(piped, prompt)
 	}
 	if prompt == "" && o.Skill == "" {
 		return &FlagError{Err: errors.New("no prompt: give one with -p or on stdin")}

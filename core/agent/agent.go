@@ -376,7 +376,7 @@ func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, 
 			names[i] = d.Name
 		}
 		out, blocked := s.hook(ctx, hooks.BeforeToolSelection, func() map[string]any {
-			return map[string]any{"available_tools": names}
+			return map[string]any{"available_tools": names, "model": s.cfg.Model, "messages": wireMessages(s.Messages())}
 		})
 		if blocked != nil {
 			return nil, blocked

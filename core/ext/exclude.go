@@ -4,35 +4,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ollm/ollm/core/hooks"
+
 	"github.com/ollm/ollm/schema"
 )
-
-// geminiTools maps Gemini CLI's built-in tool names onto ollm's, so a
-// Gemini extension's excludeTools takes away the tool it means.
-var geminiTools = map[string]string{
-	"run_shell_command":   "shell",
-	"ShellTool":           "shell",
-	"read_file":           "read_file",
-	"ReadFileTool":        "read_file",
-	"read_many_files":     "read_many_files",
-	"write_file":          "write_file",
-	"WriteFileTool":       "write_file",
-	"replace":             "edit_file",
-	"EditTool":            "edit_file",
-	"glob":                "glob",
-	"GlobTool":            "glob",
-	"search_file_content": "grep",
-	"GrepTool":            "grep",
-	"list_directory":      "ls",
-	"LSTool":              "ls",
-	"web_fetch":           "web_fetch",
-	"WebFetchTool":        "web_fetch",
-	"google_web_search":   "web_search",
-	"WebSearchTool":       "web_search",
-	"save_memory":         "memory",
-	"MemoryTool":          "memory",
-	"write_todos":         "write_todos",
-}
 
 // Exclusions are what the active extensions take away from the model
 // through their manifest's excludeTools.
@@ -66,7 +41,7 @@ func ParseExclusion(entry string, gemini bool) (tool, prefix string) {
 	if i := strings.IndexByte(tool, '('); i > 0 && strings.HasSuffix(tool, ")") {
 		tool, prefix = strings.TrimSpace(tool[:i]), strings.TrimSpace(tool[i+1:len(tool)-1])
 	}
-	if n, ok := geminiTools[tool]; ok && gemini {
+	if n, ok := hooks.FromGeminiToolName(tool); ok && gemini { // Gemini CLI's names (run_shell_command, replace, ...)
 		tool = n
 	}
 	return tool, prefix

@@ -219,6 +219,9 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 			v.Data["args"] = claudeArgs(tool, args, false) // updatedInput uses Claude's keys
 		}
 	}
+	if h.Dialect() == DialectGemini {
+		v = geminiVerdict(ev, data, v) // Gemini's tool names and argument keys
+	}
 	res.Duration, res.ExitCode, res.Truncated = time.Since(start), out.ExitCode, out.Truncated
 	res.Failure, res.Error, res.Message = v.Failure, v.Detail, v.SystemMessage
 	if v.Failure != "" {

@@ -100,7 +100,7 @@ var Fields = map[Event][]string{
 	AfterAgent:          {"response", "tool_calls"},
 	BeforeModel:         {"messages", "model"},
 	AfterModel:          {"response", "tokens"},
-	BeforeToolSelection: {"available_tools"},
+	BeforeToolSelection: {"available_tools", "model", "messages"},
 	BeforeTool:          {"tool_name", "args"},
 	AfterTool:           {"tool_name", "args", "result"},
 	OnError:             {"error", "operation"},
@@ -137,7 +137,8 @@ func SampleData(e Event) map[string]any {
 	case AfterModel:
 		return map[string]any{"response": "Hello!", "tokens": map[string]any{"prompt": 12, "completion": 3}}
 	case BeforeToolSelection:
-		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}}
+		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}, "model": "llama3.2",
+			"messages": []any{map[string]any{"role": "user", "content": "hello"}}}
 	case BeforeTool:
 		return map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls -la"}}
 	case AfterTool:

@@ -118,14 +118,20 @@ func geminiInput(e Event, data map[string]any, s Session, now time.Time) map[str
 		"transcript_path": str(data["transcript_path"]),
 		"timestamp":       now.UTC().Format(time.RFC3339Nano),
 	}
-	copyAs(m, data, "tool_name", "tool_name")
-	copyAs(m, data, "args", "tool_input")
+	if tool, ok := data["tool_name"].(string); ok {
+		m["tool_name"] = GeminiToolName(tool)
+		if args, ok := data["args"].(map[string]any); ok {
+			m["tool_input"] = geminiArgs(tool, args, true)
+		} else {
+			copyAs(m, data, "args", "tool_input")
+		}
+	}
 	copyAs(m, data, "result", "tool_response")
 	copyAs(m, data, "prompt", "prompt")
 	copyAs(m, data, "response", "prompt_response")
 	switch e {
 	case BeforeModel, BeforeToolSelection:
-		m["llm_request"] = map[string]any{"model": data["model"], "messages": data["messages"], "tools": data["available_tools"]}
+		m["llm_request"] = geminiRequest(e, data)
 	case AfterModel:
 		m["llm_response"] = map[string]any{"text": data["response"]}
 	}

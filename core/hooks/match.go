@@ -64,7 +64,8 @@ func Plan(reg *Registry, e Event, data map[string]any) []*Hook {
 	out := all[:0:0]
 	for _, h := range all {
 		if h.Def.Matcher == "" || !has || Matches(h.Def.Matcher, subject) ||
-			(h.Dialect() == DialectClaude && Matches(h.Def.Matcher, ClaudeToolName(subject))) {
+			(h.Dialect() == DialectClaude && Matches(h.Def.Matcher, ClaudeToolName(subject))) ||
+			(h.Dialect() == DialectGemini && Matches(h.Def.Matcher, GeminiToolName(subject))) {
 			out = append(out, h)
 		}
 	}

@@ -163,6 +163,9 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 		if names, ok := tc["allowedFunctionNames"].([]any); ok {
 			v.setData("available_tools", names)
 		}
+		if tc["mode"] == "NONE" { // Gemini: no tools this request
+			v.setData("available_tools", []any{})
+		}
 	}
 	if sub.err != nil && r.err == nil {
 		r.err = sub.err

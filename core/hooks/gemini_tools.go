@@ -1,0 +1,209 @@
+package hooks
+
+// Gemini CLI hook scripts know tools by Gemini's names (run_shell_command,
+// replace, grep_search, ...) and file arguments as file_path or dir_path.
+// So that such scripts run unchanged, gemini-dialect hooks see ollm's
+// built-in tools under those names, their matchers may use either name,
+// and what they return (tool_input, allowedFunctionNames) is mapped back.
+
+type geminiTool struct {
+	name string
+	keys map[string]string // ollm argument -> Gemini argument
+}
+
+var geminiTools = map[string]geminiTool{
+	"shell":           {name: "run_shell_command"},
+	"read_file":       {name: "read_file", keys: map[string]string{"path": "file_path", "startLine": "start_line", "endLine": "end_line"}},
+	"write_file":      {name: "write_file", keys: map[string]string{"path": "file_path"}},
+	"edit_file":       {name: "replace", keys: map[string]string{"path": "file_path"}},
+	"read_many_files": {name: "read_many_files", keys: map[string]string{"paths": "include"}},
+	"glob":            {name: "glob", keys: map[string]string{"path": "dir_path"}},
+	"grep":            {name: "grep_search", keys: map[string]string{"path": "dir_path"}},
+	"ls":              {name: "list_directory", keys: map[string]string{"path": "dir_path"}},
+	"web_fetch":       {name: "web_fetch"},
+	"web_search":      {name: "google_web_search"},
+	"memory":          {name: "save_memory"},
+	"write_todos":     {name: "write_todos"},
+	"activate_skill":  {name: "activate_skill"},
+}
+
+// geminiAliases are other names Gemini CLI has used for the same tools:
+// names of older releases and the class names its settings accept.
+var geminiAliases = map[string]string{
+	"search_file_content": "grep", "ShellTool": "shell", "ReadFileTool": "read_file",
+	"ReadManyFilesTool": "read_many_files", "WriteFileTool": "write_file", "EditTool": "edit_file",
+	"GlobTool": "glob", "GrepTool": "grep", "LSTool": "ls", "WebFetchTool": "web_fetch",
+	"WebSearchTool": "web_search", "MemoryTool": "memory", "WriteTodosTool": "write_todos",
+}
+
+var fromGemini = func() map[string]string {
+	m := map[string]string{}
+	for ours, t := range geminiTools {
+		m[t.name] = ours
+	}
+	for theirs, ours := range geminiAliases {
+		m[theirs] = ours
+	}
+	return m
+}()
+
+// GeminiToolName is the name Gemini CLI knows an ollm tool by; tools it
+// has no counterpart for (MCP tools) keep their own name.
+func GeminiToolName(tool string) string {
+	if t, ok := geminiTools[tool]; ok {
+		return t.name
+	}
+	return tool
+}
+
+// FromGeminiToolName is the ollm tool a Gemini CLI tool name (or class
+// name) means; ok is false for a name Gemini does not have built in.
+func FromGeminiToolName(name string) (string, bool) {
+	ours, ok := fromGemini[name]
+	return ours, ok
+}
+
+// ollmToolName maps a Gemini name back, leaving others alone.
+func ollmToolName(name string) string {
+	if ours, ok := fromGemini[name]; ok {
+		return ours
+	}
+	return name
+}
+
+// geminiArgs renames tool arguments for a gemini-dialect hook (toGemini)
+// or back from one. ollm's edit_file takes a list of edits; a single edit
+// is shown as Gemini's old_string/new_string and read back from them.
+func geminiArgs(tool string, args map[string]any, toGemini bool) map[string]any {
+	t, ok := geminiTools[tool]
+	if !ok || args == nil {
+		return args
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = v
+	}
+	for ours, theirs := range t.keys {
+		from, to := theirs, ours
+		if toGemini {
+			from, to = ours, theirs
+		}
+		if v, ok := out[from]; ok {
+			delete(out, from)
+			out[to] = v
+		}
+	}
+	if tool == "edit_file" {
+		if toGemini {
+			if edits, ok := out["edits"].([]any); ok && len(edits) == 1 {
+				if e, ok := edits[0].(map[string]any); ok {
+					delete(out, "edits")
+					out["old_string"], out["new_string"] = e["oldText"], e["newText"]
+				}
+			}
+		} else if _, ok := out["old_string"]; ok {
+			out["edits"] = []any{map[string]any{"oldText": out["old_string"], "newText": out["new_string"]}}
+			delete(out, "old_string")
+			delete(out, "new_string")
+		}
+	}
+	return out
+}
+
+// geminiMessages is the conversation as Gemini CLI's hooks see it: text
+// messages with the roles user, model and system. Tool calls and their
+// results are not text parts and are left out, as Gemini does.
+func geminiMessages(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		if ms, ok := v.([]map[string]any); ok {
+			for _, m := range ms {
+				list = append(list, m)
+			}
+		} else {
+			return v
+		}
+	}
+	out := []any{}
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		role, _ := m["role"].(string)
+		switch role {
+		case "assistant":
+			role = "model"
+		case "user", "system", "model":
+		default:
+			continue
+		}
+		content, _ := m["content"].(string)
+		if content == "" {
+			continue
+		}
+		out = append(out, map[string]any{"role": role, "content": content})
+	}
+	return out
+}
+
+// geminiToolNames maps a list of tool names to Gemini's (toGemini) or back.
+func geminiToolNames(v any, toGemini bool) any {
+	var names []any
+	switch l := v.(type) {
+	case []any:
+		names = l
+	case []string:
+		for _, s := range l {
+			names = append(names, s)
+		}
+	default:
+		return v
+	}
+	out := make([]any, len(names))
+	for i, n := range names {
+		s, ok := n.(string)
+		switch {
+		case !ok:
+			out[i] = n
+		case toGemini:
+			out[i] = GeminiToolName(s)
+		default:
+			out[i] = ollmToolName(s)
+		}
+	}
+	return out
+}
+
+// geminiVerdict maps what a gemini hook answered back onto ollm's names:
+// tool_input to the tool's arguments, allowedFunctionNames to tool names.
+func geminiVerdict(ev Event, data map[string]any, v Verdict) Verdict {
+	switch ev {
+	case BeforeTool:
+		if args, ok := v.Data["args"].(map[string]any); ok {
+			tool, _ := data["tool_name"].(string)
+			v.Data["args"] = geminiArgs(tool, args, false)
+		}
+	case BeforeToolSelection:
+		if names, ok := v.Data["available_tools"]; ok {
+			v.Data["available_tools"] = geminiToolNames(names, false)
+		}
+	}
+	return v
+}
+
+// geminiRequest is the llm_request of BeforeModel and BeforeToolSelection:
+// the model, the text messages, the tools offered under Gemini's names,
+// and on BeforeToolSelection the toolConfig a hook narrows.
+func geminiRequest(e Event, data map[string]any) map[string]any {
+	req := map[string]any{"model": data["model"], "messages": data["messages"], "tools": data["available_tools"]}
+	if data["messages"] != nil {
+		req["messages"] = geminiMessages(data["messages"])
+	}
+	if e == BeforeToolSelection {
+		names := geminiToolNames(data["available_tools"], true)
+		req["tools"] = names
+		req["toolConfig"] = map[string]any{"mode": "AUTO", "allowedFunctionNames": names}
+	}
+	return req
+}

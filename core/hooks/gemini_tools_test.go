@@ -1,0 +1,102 @@
+package hooks
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// geminiHook is a trusted gemini-dialect hook running a python3 script.
+func geminiHook(t *testing.T, name string, ev Event, matcher, code string) *Hook {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name+".py")
+	if err := os.WriteFile(p, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &Hook{Name: name, Event: ev, Scope: schema.ScopeUser,
+		Def: schema.Hook{Name: name, Command: "python3", Args: []string{p}, Matcher: matcher, Dialect: DialectGemini}}
+}
+
+// A Gemini CLI BeforeTool script written for run_shell_command fires on
+// ollm's shell, reads Gemini's names and rewrites the call with them.
+func TestGeminiToolNamesBothWays(t *testing.T) {
+	shell := geminiHook(t, "shell", BeforeTool, "run_shell_command", `
+import json, sys
+i = json.load(sys.stdin)
+assert i["hook_event_name"] == "BeforeTool", i
+assert i["tool_name"] == "run_shell_command", i
+cmd = i["tool_input"]["command"]
+print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": cmd.replace("rm -rf", "rm -r")}}}))
+`)
+	edit := geminiHook(t, "edit", BeforeTool, "replace|write_file", `
+import json, sys
+i = json.load(sys.stdin)
+ti = i["tool_input"]
+assert i["tool_name"] == "replace" and ti["file_path"] == "a.go" and ti["old_string"] == "x", i
+ti["new_string"] = ti["new_string"] + " // reviewed"
+print(json.dumps({"hookSpecificOutput": {"tool_input": ti}}))
+`)
+	e := newEngine(t, Options{}, shell, edit)
+	out, err := e.Emit(context.Background(), BeforeTool, map[string]any{"tool_name": "shell", "args": map[string]any{"command": "rm -rf build"}})
+	if err != nil || len(out.Results) != 1 || out.Results[0].Failure != "" {
+		t.Fatalf("shell: %v %+v", err, out.Results)
+	}
+	if got := out.Data["args"]; !reflect.DeepEqual(got, map[string]any{"command": "rm -r build"}) {
+		t.Fatalf("shell args %v", got)
+	}
+	out, _ = e.Emit(context.Background(), BeforeTool, map[string]any{"tool_name": "edit_file",
+		"args": map[string]any{"path": "a.go", "edits": []any{map[string]any{"oldText": "x", "newText": "y"}}}})
+	if len(out.Results) != 1 || out.Results[0].Failure != "" {
+		t.Fatalf("edit: %+v", out.Results)
+	}
+	want := map[string]any{"path": "a.go", "edits": []any{map[string]any{"oldText": "x", "newText": "y // reviewed"}}}
+	if got := out.Data["args"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf("edit args %v, want %v", got, want)
+	}
+}
+
+// BeforeToolSelection: llm_request carries the model and the messages,
+// and allowedFunctionNames in Gemini's names keeps those tools.
+func TestGeminiToolSelection(t *testing.T) {
+	h := geminiHook(t, "sel", BeforeToolSelection, "", `
+import json, sys
+i = json.load(sys.stdin)
+r = i["llm_request"]
+assert r["model"] == "qwen3:8b", r
+assert r["messages"] == [{"role": "user", "content": "fix it"}, {"role": "model", "content": "ok"}], r
+assert "run_shell_command" in r["toolConfig"]["allowedFunctionNames"], r
+print(json.dumps({"hookSpecificOutput": {"toolConfig": {"allowedFunctionNames": ["read_file", "run_shell_command", "replace"]}}}))
+`)
+	e := newEngine(t, Options{}, h)
+	out, _ := e.Emit(context.Background(), BeforeToolSelection, map[string]any{
+		"available_tools": []string{"read_file", "write_file", "edit_file", "shell", "web_fetch"},
+		"model":           "qwen3:8b",
+		"messages": []map[string]any{{"role": "system", "content": ""}, {"role": "user", "content": "fix it"},
+			{"role": "assistant", "content": "ok"}, {"role": "tool", "content": "result"}},
+	})
+	if len(out.Results) != 1 || out.Results[0].Failure != "" {
+		t.Fatalf("%+v", out.Results)
+	}
+	if got, want := out.Data["available_tools"], []any{"read_file", "shell", "edit_file"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("available_tools %v, want %v", got, want)
+	}
+}
+
+func TestGeminiNames(t *testing.T) {
+	for ours, theirs := range map[string]string{"shell": "run_shell_command", "edit_file": "replace", "grep": "grep_search",
+		"ls": "list_directory", "web_search": "google_web_search", "memory": "save_memory", "github__x": "github__x"} {
+		if got := GeminiToolName(ours); got != theirs {
+			t.Errorf("GeminiToolName(%s) = %s, want %s", ours, got, theirs)
+		}
+		if got := ollmToolName(theirs); got != ours {
+			t.Errorf("back from %s = %s, want %s", theirs, got, ours)
+		}
+	}
+	if got, _ := FromGeminiToolName("search_file_content"); got != "grep" {
+		t.Errorf("older name search_file_content = %q", got)
+	}
+}
