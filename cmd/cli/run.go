@@ -227,8 +227,9 @@ func runError(err error) error {
 
 // runOutput writes what the chosen format shows.
 type runOutput struct {
-	o  *RunOptions
-	mu sync.Mutex
+	o      *RunOptions
+	mu     sync.Mutex
+	failed map[string]bool // hooks whose failure was shown
 }
 
 func (w *runOutput) event(e agent.Event) {
@@ -248,6 +249,20 @@ func (w *runOutput) event(e agent.Event) {
 		fmt.Fprintf(w.o.IO.ErrOut, "blocked: %s: %s\n", what, joinNonEmpty(": ", e.Block.By, e.Block.Reason))
 	case agent.EvNotice:
 		fmt.Fprintf(w.o.IO.ErrOut, "notice: %s\n", e.Text)
+	case agent.EvHookFailure:
+		// Never silent: each hook's first failure is shown; with -v every
+		// one. All of them are in $OLLM_HOME/logs/hooks.log.
+		if w.failed == nil {
+			w.failed = map[string]bool{}
+		}
+		if f := e.Failure; f != nil && (w.o.F.Global.Verbose || !w.failed[f.Hook]) {
+			more := ""
+			if !w.o.F.Global.Verbose {
+				more = " (later failures of it: -v; all in logs/hooks.log)"
+			}
+			fmt.Fprintf(w.o.IO.ErrOut, "warning: %s%s\n", e.Text, more)
+			w.failed[f.Hook] = true
+		}
 	case agent.EvToolCall:
 		if w.o.F.Global.Verbose {
 			fmt.Fprintf(w.o.IO.ErrOut, "tool: %s %s\n", e.Tool.Name, e.Tool.Args)

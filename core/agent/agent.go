@@ -595,6 +595,13 @@ func (s *Session) hook(ctx context.Context, ev hooks.Event, data func() map[stri
 	for _, n := range out.Notices {
 		s.publish(Event{Type: EvNotice, Hook: string(ev), Text: n})
 	}
+	for _, r := range out.Results {
+		if r.Failure != "" {
+			f := HookFailure{Hook: r.Hook, Event: string(ev), Kind: r.Failure, ExitCode: r.ExitCode,
+				DurationMS: r.Duration.Milliseconds(), Detail: r.Error, FailClosed: r.FailClosed}
+			s.publish(Event{Type: EvHookFailure, Hook: string(ev), Failure: &f, Text: f.String()})
+		}
+	}
 	if !out.Blocked {
 		return out, nil
 	}

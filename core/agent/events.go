@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/ollm/ollm/core/llm"
@@ -32,6 +33,7 @@ const (
 	EvCompacted     EventType = "compacted"      // the conversation was compacted; Context holds the new use
 	EvReset         EventType = "reset"          // the conversation was started over (/clear); Context holds the use
 	EvBlocked       EventType = "blocked"        // a hook or the policy stopped an operation; Block says which and why
+	EvHookFailure   EventType = "hook_failure"   // a hook failed (exit status, timeout, bad output, no start); Failure says which and how
 	EvError         EventType = "error"          // Error says what failed
 	EvTurnEnd       EventType = "turn_end"       // one prompt finished; Text is the final displayed answer
 	EvSessionEnd    EventType = "session_end"
@@ -50,6 +52,7 @@ type Event struct {
 	Usage     *llm.Usage   `json:"usage,omitempty"`
 	Context   *ContextUse  `json:"context,omitempty"`
 	Block     *Block       `json:"block,omitempty"`
+	Failure   *HookFailure `json:"failure,omitempty"`
 	Error     string       `json:"error,omitempty"`
 }
 
@@ -78,4 +81,32 @@ type Block struct {
 	Event  string `json:"event"`            // hook event, or "policy"
 	By     string `json:"by,omitempty"`     // hook name or rule label
 	Reason string `json:"reason,omitempty"` // as the hook or rule gave it
+}
+
+// HookFailure is one failed hook run: a failOpen hook's failure lets the
+// operation go on, a failClosed one's blocks it.
+type HookFailure struct {
+	Hook       string `json:"hook"`  // qualified name
+	Event      string `json:"event"` // the hook event
+	Kind       string `json:"kind"`  // start, timeout, crash (a non-zero exit status or a signal), malformed
+	ExitCode   int    `json:"exitCode"`
+	DurationMS int64  `json:"durationMs"`
+	Detail     string `json:"detail,omitempty"`
+	FailClosed bool   `json:"failClosed,omitempty"`
+}
+
+// String is the line a user sees.
+func (f HookFailure) String() string {
+	what := f.Kind
+	if f.ExitCode > 0 && f.Detail == "" {
+		what = fmt.Sprintf("%s (exit status %d)", f.Kind, f.ExitCode)
+	}
+	s := fmt.Sprintf("hook %s (%s) failed after %d ms: %s", f.Hook, f.Event, f.DurationMS, what)
+	if f.Detail != "" {
+		s += ": " + f.Detail
+	}
+	if f.FailClosed {
+		return s + "; it is failClosed, so the operation was blocked"
+	}
+	return s + "; the operation went on (failOpen)"
 }

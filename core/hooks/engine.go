@@ -77,6 +77,9 @@ type Result struct {
 	Error     string        `json:"error,omitempty"`
 	Truncated bool          `json:"truncated,omitempty"`
 	Skipped   string        `json:"skipped,omitempty"` // why it did not run
+	// FailClosed: the hook is failClosed, so a failure blocked the
+	// operation (Blocked is set too).
+	FailClosed bool `json:"failClosed,omitempty"`
 	Async     bool          `json:"async,omitempty"`
 	Blocked   bool          `json:"blocked,omitempty"`
 	Message   string        `json:"message,omitempty"` // its system message
@@ -225,8 +228,10 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 	res.Duration, res.ExitCode, res.Truncated = time.Since(start), out.ExitCode, out.Truncated
 	res.Failure, res.Error, res.Message = v.Failure, v.Detail, v.SystemMessage
 	if v.Failure != "" {
+		res.FailClosed = h.Def.FailClosed
 		e.opts.Logger.Warn("hook failed", "hook", res.Hook, "extension", h.Extension, "event", ev,
-			"failure", v.Failure, "detail", v.Detail, "failClosed", h.Def.FailClosed)
+			"failure", v.Failure, "exit", out.ExitCode, "duration", res.Duration.Round(time.Millisecond),
+			"detail", v.Detail, "failClosed", h.Def.FailClosed)
 	}
 	return v
 }

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +58,7 @@ type Runtime struct {
 	// holdServers: New has not finished; the profile's servers start at
 	// its end.
 	holdServers bool
+	hookLog     *lazyLog    // logs/hooks.log, opened on the first line
 	jobs        *tools.Jobs // background shell jobs of the session
 	Warnings    []string    // problems that did not stop the runtime (at start)
 
@@ -159,7 +162,8 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 	}
 	home, ws := o.Home, o.Workspace
 	rt := &Runtime{Home: home, Workspace: ws, SessionID: o.SessionID, Bus: o.Bus, Tools: tool.NewRegistry(),
-		Skills: skills.New(), opts: o, hreg: hooks.NewRegistry(),
+		hookLog: &lazyLog{path: filepath.Join(home.Logs(), "hooks.log")},
+		Skills:  skills.New(), opts: o, hreg: hooks.NewRegistry(),
 		approved: map[string]*mcp.Manager{}, allowed: map[string]string{}, mcpOwners: map[string]bool{},
 		live: map[*mcp.Manager]bool{}}
 	if rt.Bus == nil {
@@ -324,6 +328,16 @@ func (rt *Runtime) install(l *loaded) []string {
 		Approvals: hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:   rt.opts.ApproveHook,
 		Sandbox:   hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, rt.sandboxEnv(g)),
+		// Failures and skips go to logs/hooks.log; the session shows them
+		// as they happen (agent.EvHookFailure), async observers' here.
+		Logger: slog.New(slog.NewTextHandler(rt.hookLog, nil)),
+		OnAsync: func(r hooks.Result) {
+			if r.Failure != "" && rt.opts.OnNotice != nil {
+				f := agent.HookFailure{Hook: r.Hook, Event: string(r.Event), Kind: r.Failure, ExitCode: r.ExitCode,
+					DurationMS: r.Duration.Milliseconds(), Detail: r.Error}
+				rt.opts.OnNotice("async " + f.String())
+			}
+		},
 
 		SandboxRequired: g.Profile.Sandbox.Required,
 	}))
@@ -1017,6 +1031,7 @@ func (rt *Runtime) Close() error {
 	if rt.jobs != nil {
 		rt.jobs.KillAll() // background shell jobs end with the session
 	}
+	errs = append(errs, rt.hookLog.Close())
 	return errors.Join(errs...)
 }
 
@@ -1064,4 +1079,38 @@ func (rt *Runtime) sandboxEnv(g *schema.Resolved) sandbox.Env {
 func (rt *Runtime) shellPolicy(g *schema.Resolved) *sandbox.Policy {
 	p := sandbox.Resolve(g.Profile.Sandbox.Shell, sandbox.ShellDefault, rt.sandboxEnv(g))
 	return &p
+}
+
+// lazyLog is an append-only log file created (0600, in a 0700 directory)
+// on its first write, so a session whose hooks never fail leaves none.
+type lazyLog struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	err  error
+}
+
+func (l *lazyLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil && l.err == nil {
+		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o700); l.err == nil {
+			l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		}
+	}
+	if l.err != nil {
+		return len(p), nil // a log that cannot be written must not stop a hook
+	}
+	return l.f.Write(p)
+}
+
+func (l *lazyLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
 }

@@ -195,7 +195,7 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 		return f
 	case agent.EvSystemMessage:
 		return SystemMessage{Hook: e.Hook, Text: e.Text}
-	case agent.EvNotice:
+	case agent.EvNotice, agent.EvHookFailure:
 		return Notice{Text: e.Text}
 	case agent.EvFileChange:
 		return Notice{Text: "changed " + strings.Join(t.Files, ", ")}
