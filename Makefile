@@ -1,7 +1,7 @@
 # ollm build and test entry points. `make test` is what CI runs.
 GO        ?= go
 NPM_DIR   := .deps/npm
-NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem
+NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem @agentclientprotocol/sdk
 
 .PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report bench-deps
 

@@ -92,4 +92,5 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdPolicy,
 	newCmdDoctor,
 	newCmdSandbox,
+	newCmdACP,
 }

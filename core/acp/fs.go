@@ -1,0 +1,190 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ollm/ollm/core/agent"
+	"github.com/ollm/ollm/core/tool"
+)
+
+// clientTools are the session's tools with read_file, write_file and
+// edit_file going through the editor (fs/read_text_file,
+// fs/write_text_file) when it offers them, so unsaved buffers are read and
+// edits land in them. The tools keep their names, schemas and kinds: the
+// gate (hooks, policy, confirmation) decides exactly as for the built-in
+// tools, whose own checks (the path resolved inside the workspace, the
+// parameters) still run first; only the file access changes.
+type clientTools struct {
+	inner       agent.Tools
+	s           *session
+	read, write bool
+}
+
+func (t clientTools) wrap(x tool.Tool) tool.Tool {
+	switch x.Name() {
+	case "read_file":
+		if t.read {
+			return clientTool{Tool: x, s: t.s, op: opRead}
+		}
+	case "write_file", "edit_file":
+		if t.write {
+			return clientTool{Tool: x, s: t.s, op: opWrite, read: t.read}
+		}
+	}
+	return x
+}
+
+func (t clientTools) List() []tool.Tool {
+	list := t.inner.List()
+	out := make([]tool.Tool, len(list))
+	for i, x := range list {
+		out[i] = t.wrap(x)
+	}
+	return out
+}
+
+func (t clientTools) Get(name string) (tool.Tool, bool) {
+	x, ok := t.inner.Get(name)
+	if !ok {
+		return nil, false
+	}
+	return t.wrap(x), true
+}
+
+type fsOp int
+
+const (
+	opRead fsOp = iota
+	opWrite
+)
+
+type clientTool struct {
+	tool.Tool
+	s    *session
+	op   fsOp
+	read bool
+}
+
+// Build runs the built-in tool's own checks, then swaps the execution.
+func (t clientTool) Build(params json.RawMessage) (tool.Invocation, error) {
+	inv, err := t.Tool.Build(params)
+	if err != nil {
+		return nil, err
+	}
+	locs := inv.Locations()
+	if len(locs) != 1 || !t.s.inWorkspace(locs[0]) {
+		return inv, nil // outside the workspace (an extra directory): on disk, as before
+	}
+	return clientInvocation{Invocation: inv, t: t, path: locs[0]}, nil
+}
+
+type clientInvocation struct {
+	tool.Invocation
+	t    clientTool
+	path string
+}
+
+// inWorkspace: path's directory, symlinks resolved, is inside the
+// workspace root (the editor's files).
+func (s *session) inWorkspace(path string) bool {
+	root, err := filepath.EvalSymlinks(s.rt.Workspace.Root)
+	if err != nil {
+		return false
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func (c clientInvocation) rel() string {
+	if r, err := filepath.Rel(c.t.s.rt.Workspace.Root, c.path); err == nil {
+		return r
+	}
+	return c.path
+}
+
+func (c clientInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
+	s := c.t.s
+	sid := sdk.SessionId(s.id)
+	switch {
+	case c.t.op == opRead:
+		var p struct {
+			StartLine int `json:"startLine"`
+			EndLine   int `json:"endLine"`
+		}
+		_ = json.Unmarshal(c.Params(), &p)
+		req := sdk.ReadTextFileRequest{SessionId: sid, Path: c.path}
+		if p.StartLine > 0 {
+			req.Line = &p.StartLine
+		}
+		if p.EndLine > 0 {
+			n := p.EndLine - max(p.StartLine, 1) + 1
+			req.Limit = &n
+		}
+		r, err := s.a.conn.ReadTextFile(ctx, req)
+		if err != nil {
+			return tool.Fail(tool.ErrExec, "%s: the editor could not read it: %v", c.rel(), err), nil
+		}
+		return tool.Result{ForModel: r.Content, Display: "Read " + c.rel() + " (from the editor)"}, nil
+	case c.t.Name() == "write_file":
+		var p struct {
+			Content   string `json:"content"`
+			Overwrite bool   `json:"overwrite"`
+		}
+		if err := json.Unmarshal(c.Params(), &p); err != nil {
+			return tool.Fail(tool.ErrInvalidParams, "write_file: %v", err), nil
+		}
+		_, exists := s.readCurrent(c.path)
+		if exists && !p.Overwrite {
+			return tool.Fail(tool.ErrExists, "%s already exists; pass overwrite: true to replace it, or use edit_file to change part of it", c.rel()), nil
+		}
+		if _, err := s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: c.path, Content: p.Content}); err != nil {
+			return tool.Fail(tool.ErrExec, "%s: the editor could not write it: %v", c.rel(), err), nil
+		}
+		verb := "Created"
+		if exists {
+			verb = "Overwrote"
+		}
+		msg := fmt.Sprintf("%s %s (%d bytes) in the editor.", verb, c.rel(), len(p.Content))
+		return tool.Result{ForModel: msg, Display: msg, Files: []string{c.path}}, nil
+	default: // edit_file
+		var p struct {
+			Edits []struct {
+				OldText string `json:"oldText"`
+				NewText string `json:"newText"`
+			} `json:"edits"`
+		}
+		if err := json.Unmarshal(c.Params(), &p); err != nil {
+			return tool.Fail(tool.ErrInvalidParams, "edit_file: %v", err), nil
+		}
+		body, ok := s.readCurrent(c.path)
+		if !ok {
+			return tool.Fail(tool.ErrNotFound, "%s does not exist; create it with write_file", c.rel()), nil
+		}
+		for i, e := range p.Edits {
+			switch n := strings.Count(body, e.OldText); {
+			case e.OldText == "":
+				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText is empty; to create a file use write_file", i), nil
+			case n == 0:
+				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText was not found; read the file again and copy the text exactly, including whitespace", i), nil
+			case n > 1:
+				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText occurs %d times; include more context so it occurs once", i, n), nil
+			}
+			body = strings.Replace(body, e.OldText, e.NewText, 1)
+		}
+		if _, err := s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: c.path, Content: body}); err != nil {
+			return tool.Fail(tool.ErrExec, "%s: the editor could not write it: %v", c.rel(), err), nil
+		}
+		msg := fmt.Sprintf("Applied %d edits to %s in the editor.", len(p.Edits), c.rel())
+		return tool.Result{ForModel: msg, Display: msg, Files: []string{c.path}}, nil
+	}
+}
