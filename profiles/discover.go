@@ -121,7 +121,7 @@ func readCandidate(r root, dir string) (*candidate, *schema.Problem) {
 		}
 		return nil, nil // a dangling symlink in a parent root
 	}
-	for _, f := range []struct{ name, format string }{{ManifestFile, "ollm"}, {GeminiManifestFile, "gemini"}} {
+	for _, f := range []struct{ name, format string }{{ManifestFile, "ollm"}, {GeminiManifestFile, "gemini"}, {ClaudePluginFile, "claude"}} {
 		file := filepath.Join(dir, f.name)
 		data, err := os.ReadFile(file)
 		if os.IsNotExist(err) {
@@ -131,10 +131,14 @@ func readCandidate(r root, dir string) (*candidate, *schema.Problem) {
 			return nil, &schema.Problem{Severity: "error", File: file, Extension: filepath.Base(dir), Message: fmt.Sprintf("cannot read manifest: %v", err), Fix: "check the file's permissions"}
 		}
 		sum := sha256.Sum256(data)
-		return &candidate{root: r, dir: dir, file: file, format: f.format, data: data, digest: hex.EncodeToString(sum[:])}, nil
+		digest := hex.EncodeToString(sum[:])
+		if f.format == "claude" {
+			digest = claudeDigest(dir, data) // the plugin's other files count too
+		}
+		return &candidate{root: r, dir: dir, file: file, format: f.format, data: data, digest: digest}, nil
 	}
 	return nil, &schema.Problem{Severity: "warning", File: dir, Extension: filepath.Base(dir),
-		Message: "no manifest.json or gemini-extension.json; not an extension", Fix: "add a manifest.json (see docs/extensions.md) or move the directory out of " + filepath.Dir(dir)}
+		Message: "no manifest.json, gemini-extension.json or .claude-plugin/plugin.json; not an extension", Fix: "add a manifest.json (see docs/extensions.md) or move the directory out of " + filepath.Dir(dir)}
 }
 
 // loadExtensions validates every candidate and applies precedence. A
@@ -145,7 +149,16 @@ func (c *compiler) loadExtensions(cands []candidate) ([]schema.Extension, []sche
 	byName := map[string]int{}
 	var exts []schema.Extension
 	for _, cd := range cands {
-		m, diags := c.manifest(cd.file, cd.data, cd.format)
+		var (
+			m     schema.Manifest
+			diags []Diagnostic
+			rep   *schema.ImportReport
+		)
+		if cd.format == "claude" {
+			m, rep, diags = claudePlugin(cd.dir, cd.file, cd.data)
+		} else {
+			m, diags = c.manifest(cd.file, cd.data, cd.format)
+		}
 		if len(diags) > 0 {
 			probs = append(probs, manifestProblems(cd, diags)...)
 			continue
@@ -156,7 +169,8 @@ func (c *compiler) loadExtensions(cands []candidate) ([]schema.Extension, []sche
 				Fix:     fmt.Sprintf("rename the source in ollm.cue to %q, then run `ollm profile apply`", m.Name)})
 			continue
 		}
-		ext := schema.Extension{Name: m.Name, Dir: cd.dir, Scope: cd.root.scope, Format: cd.format, File: cd.file, Hash: cd.root.hash, Manifest: m}
+		ext := schema.Extension{Name: m.Name, Dir: cd.dir, Scope: cd.root.scope, Format: cd.format, File: cd.file, Hash: cd.root.hash, Manifest: m, Import: rep}
+		probs = append(probs, importProblems(ext)...)
 		i, dup := byName[m.Name]
 		if !dup {
 			byName[m.Name] = len(exts)

@@ -50,7 +50,7 @@ type TeamFile struct {
 
 // cacheVersion changes whenever the resolution logic changes, so an old
 // cache entry is never read by a new binary.
-const cacheVersion = "ollm-resolved-2"
+const cacheVersion = "ollm-resolved-3"
 
 // Load resolves the profile. A *Error means the profile layers are invalid
 // (exit status 2); problems with single extensions are in
@@ -92,6 +92,7 @@ type layerInput struct {
 type inputs struct {
 	layers []layerInput
 	mcp    []byte // workspace .mcp.json, nil when absent
+	claude []claudeFile
 }
 
 func readLayers(opts Options) (*inputs, error) {
@@ -124,6 +125,7 @@ func readLayers(opts Options) (*inputs, error) {
 			in.mcp = data
 		}
 	}
+	in.claude = readClaudeSettings(opts)
 	return in, nil
 }
 
@@ -147,6 +149,7 @@ func (in *inputs) key(opts Options, t schema.Trust) string {
 	}
 	fmt.Fprintf(h, "mcp\x00%d\x00", len(in.mcp))
 	h.Write(in.mcp)
+	claudeKey(h, in.claude)
 	for _, e := range opts.Ext {
 		fmt.Fprintf(h, "ext\x00%s\x00", absOr(e))
 	}
@@ -192,6 +195,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		}
 	}
 	r.Problems = append(r.Problems, dropWorkspaceTrust(layers)...)
+	r.Problems = append(r.Problems, dropWorkspaceClaudeUser(layers)...)
 	var wsSources map[string]bool
 	if trust.Gated {
 		if wsSources, err = gateLayers(layers, &r.Trust); err != nil {
@@ -228,6 +232,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		r.Problems = append(r.Problems, mergeMCPJSON(opts, in.mcp, r)...)
 	}
 	resolveLayerPaths(r, layers, lists, opts.Workspace.Root)
+	r.Problems = append(r.Problems, mergeClaudeSettings(in.claude, r, trust.Gated)...)
 	if r.Profile.Extensions.Enabled {
 		cands, probs := scan(discoverRoots(opts, r.Profile, r.DirectoryScopes))
 		r.Problems = append(r.Problems, probs...)

@@ -22,7 +22,7 @@ const (
 )
 
 // ErrNoManifest is an extension tree without a manifest at its top.
-var ErrNoManifest = errors.New("no manifest.json or gemini-extension.json at the top of the extension's folder")
+var ErrNoManifest = errors.New("no manifest.json, gemini-extension.json or .claude-plugin/plugin.json at the top of the extension's folder")
 
 // ManifestError is a manifest that does not validate: every diagnostic,
 // positioned in File.
@@ -67,7 +67,7 @@ func ValidateManifest(dir string) (string, schema.Manifest, error) {
 		}
 		return f.name, m, nil
 	}
-	return "", schema.Manifest{}, ErrNoManifest
+	return validateClaudePlugin(dir)
 }
 
 // manifest validates one manifest file through the CUE schema and decodes

@@ -411,7 +411,7 @@ func checkTree(w Want, dir string) error {
 func validateManifest(dir string) (string, schema.Manifest, error) {
 	file, m, err := profiles.ValidateManifest(dir)
 	if errors.Is(err, profiles.ErrNoManifest) {
-		return "", m, fmt.Errorf("%w: %v", ErrNoManifest, err)
+		return "", m, fmt.Errorf("%w: %w", ErrNoManifest, err)
 	}
 	return file, m, err
 }

@@ -56,11 +56,14 @@ type Agent struct {
 
 // Hooks configures the hook system and declares profile-level hooks.
 type Hooks struct {
-	Enabled        bool                    `json:"enabled"`
-	Timeout        int                     `json:"timeout"` // ms, default for every hook
-	TrustWorkspace bool                    `json:"trustWorkspace"`
-	Extensions     map[string]HookOverride `json:"extensions,omitempty"`
-	Definitions    []Hook                  `json:"definitions,omitempty"`
+	Enabled        bool `json:"enabled"`
+	Timeout        int  `json:"timeout"` // ms, default for every hook
+	TrustWorkspace bool `json:"trustWorkspace"`
+	// ClaudeUserSettings reads the hooks of ~/.claude/settings.json (user
+	// scope); honoured only from the user profile.
+	ClaudeUserSettings bool                    `json:"claudeUserSettings"`
+	Extensions         map[string]HookOverride `json:"extensions,omitempty"`
+	Definitions        []Hook                  `json:"definitions,omitempty"`
 }
 
 // HookOverride adjusts the hooks of one extension.

@@ -30,6 +30,9 @@ type Extension struct {
 	Hash     string   `json:"hash,omitempty"`
 	Shadows  []string `json:"shadows,omitempty"` // dirs of same-named copies it replaced
 	Manifest Manifest `json:"manifest"`
+	// Import is what was imported and skipped of an extension in another
+	// CLI's format (a Claude Code plugin); nil for ollm and Gemini ones.
+	Import *ImportReport `json:"import,omitempty"`
 }
 
 // Problem is an error kept visible without stopping the load: a skipped

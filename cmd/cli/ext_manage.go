@@ -208,6 +208,7 @@ func extInfoRun(o *ExtOptions) error {
 	if i.Context != "" {
 		fmt.Fprintf(w, "context:     %s\n", i.Context)
 	}
+	printImport(w, i.Import)
 	for _, e := range i.Errors {
 		fmt.Fprintf(o.IO.ErrOut, "error: %s\n", e)
 	}

@@ -275,7 +275,13 @@ func (s *Session) Start(ctx context.Context) error {
 		path = s.cfg.Transcript.Path()
 	}
 	s.publish(Event{Type: EvSessionStart, Text: path, Context: &ContextUse{Window: s.Context().Window}})
-	out, blocked := s.hook(ctx, hooks.SessionStart, func() map[string]any { return map[string]any{} })
+	out, blocked := s.hook(ctx, hooks.SessionStart, func() map[string]any {
+		source := "startup"
+		if len(s.cfg.History) > 0 {
+			source = "resume"
+		}
+		return map[string]any{"source": source, "model": s.cfg.Model}
+	})
 	if blocked != nil {
 		return blocked
 	}
@@ -291,7 +297,7 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	s.ended = true
 	s.hook(ctx, hooks.SessionEnd, func() map[string]any {
-		return map[string]any{"messages": wireMessages(s.Messages())}
+		return map[string]any{"messages": wireMessages(s.Messages()), "reason": "other"}
 	})
 	s.publish(Event{Type: EvSessionEnd})
 	if s.cfg.Transcript != nil {
@@ -588,7 +594,7 @@ func (s *Session) hook(ctx context.Context, ev hooks.Event, data func() map[stri
 	}
 	d := data()
 	d["session_id"] = s.cfg.SessionID
-	out, err := s.cfg.Hooks.Emit(ctx, ev, d)
+	out, err := s.cfg.Hooks.Emit(hooks.WithSessionInfo(ctx, s.hookSessionInfo()), ev, d)
 	if err != nil {
 		return hooks.Outcome{Event: ev}, nil // only when ctx ended; the caller sees ctx
 	}

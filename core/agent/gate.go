@@ -184,7 +184,8 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.Facts, d policy.Decision) *pending {
 	det := policy.Confirm(facts, p.inv, d)
 	out, blocked := s.hook(ctx, hooks.OnApprovalRequest, func() map[string]any {
-		return map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name}
+		return map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name,
+			"tool_name": p.call.Name, "args": argsValue(p.args)}
 	})
 	s.addSystemAfter(out, hooks.OnApprovalRequest, true)
 	if blocked != nil {

@@ -103,6 +103,8 @@ type Info struct {
 	// Permissions are the sandbox the manifest asks for its hooks and
 	// stdio servers that declare none (nil: none, the defaults).
 	Permissions *schema.Sandbox `json:"permissions,omitempty"`
+	// Import is what was imported and skipped of a Claude Code plugin.
+	Import *schema.ImportReport `json:"import,omitempty"`
 }
 
 // Stats is the result of Start and Reload.
@@ -581,7 +583,7 @@ func (m *Manager) info(e *entry) Info {
 	i := Info{Name: x.Name, Version: x.Manifest.Version, Description: x.Manifest.Description, Dir: x.Dir, File: x.File,
 		Scope: x.Scope, Format: x.Format, State: m.state(e), Reason: e.reason, Active: e.active,
 		Context: x.Manifest.ContextFileName, Shadows: x.Shadows, Tools: m.toolNames(e), Skills: slices.Clone(e.skills),
-		Permissions: x.Manifest.Permissions.Declared()}
+		Permissions: x.Manifest.Permissions.Declared(), Import: x.Import}
 	if !e.wanted {
 		i.Reason = e.reason
 	}

@@ -207,7 +207,7 @@ func (e *Engine) step(ctx context.Context, h *Hook, ev Event, f *Fold) (Result, 
 func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[string]any, res *Result) Verdict {
 	start := time.Now()
 	var out RunOutput
-	input, err := BuildInput(h, ev, data, extra, e.opts.Session, e.opts.Now(), 0)
+	input, err := BuildInput(h, ev, data, extra, sessionFor(ctx, e.opts.Session), e.opts.Now(), 0)
 	if err != nil {
 		out = RunOutput{ExitCode: -1, Err: fmt.Errorf("encode input: %w", err)}
 	} else if h.Def.Persistent {
@@ -284,7 +284,7 @@ func (e *Engine) Close() error {
 }
 
 func (e *Engine) dir(h *Hook) string {
-	if h.Dir != "" {
+	if h.Dir != "" && !h.InProject {
 		return h.Dir
 	}
 	return e.opts.Session.Cwd

@@ -51,8 +51,9 @@ var aliases = map[string]Event{
 	"UserPromptSubmit": BeforeAgent, "Stop": AfterAgent,
 	"SessionStart": SessionStart, "SessionEnd": SessionEnd,
 	"Notification": OnApprovalRequest, "PreCompact": OnContextOverflow,
-	"PreCompress": OnContextOverflow,
-	"BeforeTool":  BeforeTool, "AfterTool": AfterTool,
+	"PermissionRequest": OnApprovalRequest,
+	"PreCompress":       OnContextOverflow,
+	"BeforeTool":        BeforeTool, "AfterTool": AfterTool,
 	"BeforeAgent": BeforeAgent, "AfterAgent": AfterAgent,
 	"BeforeModel": BeforeModel, "AfterModel": AfterModel,
 	"BeforeToolSelection": BeforeToolSelection,
@@ -67,6 +68,9 @@ func ParseEvent(name string) (Event, error) {
 	}
 	if e, ok := aliases[name]; ok {
 		return e, nil
+	}
+	if err := noEquivalent(name); err != nil {
+		return "", err
 	}
 	return "", fmt.Errorf("unknown hook event %q; use one of %s", name, strings.Join(eventNames(), ", "))
 }

@@ -10,11 +10,14 @@ import (
 type Hook struct {
 	Name      string
 	Event     Event
-	Def       schema.Hook       // command, args, env, timeout, matcher, flags, dialect
-	Scope     schema.Scope      // discovery root kind; decides trust
-	Extension string            // "" for hooks declared in a profile
-	Root      string            // discovery root (workspace, OLLM_HOME, extensions dir); part of the stable id
-	Dir       string            // working directory: the extension root for extension hooks
+	Def       schema.Hook  // command, args, env, timeout, matcher, flags, dialect
+	Scope     schema.Scope // discovery root kind; decides trust
+	Extension string       // "" for hooks declared in a profile
+	Root      string       // discovery root (workspace, OLLM_HOME, extensions dir); part of the stable id
+	Dir       string       // working directory: the extension root for extension hooks
+	// InProject: the hook runs in the session's directory although it
+	// belongs to an extension (Dir), as Claude Code runs plugin hooks.
+	InProject bool
 	Env       map[string]string // extension settings as environment variables
 	Hash      string            // content hash pinned by the lock; "" means compute it
 	// Sandbox is what the hook's process may do as declared: the hook's

@@ -33,6 +33,11 @@ type Input struct {
 type Session struct {
 	ID  string
 	Cwd string
+	// Transcript and PermissionMode are what claude-dialect hooks read as
+	// transcript_path and permission_mode; WithSessionInfo sets them per
+	// event.
+	Transcript     string
+	PermissionMode string
 }
 
 // BuildInput encodes the input of hook h for event e in h's dialect.
@@ -40,7 +45,7 @@ func BuildInput(h *Hook, e Event, data, extra map[string]any, s Session, now tim
 	var v any
 	switch h.Dialect() {
 	case DialectClaude:
-		v = withID(claudeInput(e, data, s), id)
+		v = withID(claudeHookInput(h, e, data, s), id)
 	case DialectGemini:
 		v = withID(geminiInput(e, data, s, now), id)
 	default:

@@ -13,7 +13,7 @@ import (
 func matchSubject(e Event, data map[string]any) (string, bool) {
 	key := ""
 	switch e {
-	case BeforeTool, AfterTool:
+	case BeforeTool, AfterTool, OnApprovalRequest:
 		key = "tool_name"
 	case SessionStart:
 		key = "source"

@@ -153,6 +153,7 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 		v.setExtra("permissionDecision", hso["permissionDecision"])
 		v.setExtra("permissionDecisionReason", hso["permissionDecisionReason"])
 	}
+	claudePermissionRequest(&sub, v, e)
 	if args := sub.object("updatedInput"); args != nil && e == BeforeTool {
 		v.setData("args", args)
 	}

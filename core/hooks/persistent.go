@@ -94,7 +94,7 @@ func (p *persistentProc) call(ctx context.Context, ev Event, data, extra map[str
 	}
 	id, ch := c.register()
 	defer c.unregister(id)
-	input, err := BuildInput(p.h, ev, data, extra, p.e.opts.Session, p.e.opts.Now(), id)
+	input, err := BuildInput(p.h, ev, data, extra, sessionFor(ctx, p.e.opts.Session), p.e.opts.Now(), id)
 	if err == nil {
 		err = c.writeLine(input)
 	}

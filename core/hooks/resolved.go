@@ -52,8 +52,7 @@ func FromResolved(r *schema.Resolved, o BuildOptions) (*Registry, []schema.Probl
 		}
 		h, err := profileHook(def, scope, r.Workspace, o.Home)
 		if err != nil {
-			probs = append(probs, schema.Problem{Severity: "error", Message: err.Error(),
-				Fix: "use a canonical event name or an alias (see `ollm hooks list --help`)"})
+			probs = append(probs, eventProblem(schema.Problem{}, err))
 			continue
 		}
 		all = append(all, ranked{rank(scope, false), h})
@@ -108,7 +107,7 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 	for _, key := range events {
 		ev, err := ParseEvent(key)
 		if err != nil {
-			probs = append(probs, schema.Problem{Severity: "error", Extension: ext.Name, File: ext.File, Message: err.Error()})
+			probs = append(probs, eventProblem(schema.Problem{Extension: ext.Name, File: ext.File}, err))
 			continue
 		}
 		for _, def := range ext.Manifest.Hooks[key] {
@@ -118,9 +117,13 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 			if def.Timeout == 0 && ov.Timeout > 0 {
 				def.Timeout = ov.Timeout
 			}
-			def.Event = string(ev)
+			if claudeEventNames[key] {
+				def.Event = key // a claude hook is told the name it was declared under
+			} else {
+				def.Event = string(ev)
+			}
 			out = append(out, &Hook{Name: def.Name, Event: ev, Def: def, Scope: ext.Scope, Extension: ext.Name,
-				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, Env: env, Hash: ext.Hash,
+				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, InProject: ext.Format == "claude", Env: env, Hash: ext.Hash,
 				Sandbox: declaredSandbox(def.Sandbox, ext.Manifest.Permissions)})
 		}
 	}

@@ -17,6 +17,6 @@ elif ev == "UserPromptSubmit":
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
         "additionalContext": "project dir is " + os.environ.get("CLAUDE_PROJECT_DIR", "?")}}))
 elif ev == "PostToolUse":
-    print(json.dumps({"decision": "block", "reason": "tool output looked wrong: " + str(data.get("tool_response"))}))
+    print(json.dumps({"decision": "block", "reason": "tool output looked wrong: " + str(data.get("tool_response", {}).get("output"))}))
 elif ev == "Stop":
     print("plain text is ignored for Stop")

@@ -1,0 +1,621 @@
+package profiles
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// A Claude Code plugin is a directory with .claude-plugin/plugin.json. It
+// loads as an extension (format "claude"): its hooks (hooks/hooks.json or
+// plugin.json's hooks) become claude-dialect hooks that run in the
+// project directory with CLAUDE_PLUGIN_ROOT set, its commands
+// (commands/*.md) become skills whose $ARGUMENTS is the {arguments}
+// placeholder, its skills/ folder is read like any extension's, and its
+// MCP servers (.mcp.json or plugin.json's mcpServers) start as
+// <plugin>:<server>. What cannot be imported is listed with why in the
+// extension's ImportReport (`ollm ext info`).
+
+// Claude Code plugin files.
+const (
+	ClaudePluginFile      = ".claude-plugin/plugin.json"
+	ClaudeMarketplaceFile = ".claude-plugin/marketplace.json"
+)
+
+// claudePluginRoot is the variable Claude Code plugins name their own
+// directory by.
+const claudePluginRoot = "${CLAUDE_PLUGIN_ROOT}"
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// claudePluginJSON is the part of plugin.json ollm reads; every field may
+// be a path, a list of paths or (hooks, mcpServers) an inline object.
+type claudePluginJSON struct {
+	Name        string          `json:"name"`
+	Version     string          `json:"version"`
+	Description string          `json:"description"`
+	Commands    json.RawMessage `json:"commands"`
+	Agents      json.RawMessage `json:"agents"`
+	Skills      json.RawMessage `json:"skills"`
+	Hooks       json.RawMessage `json:"hooks"`
+	MCPServers  json.RawMessage `json:"mcpServers"`
+	OutputStyle json.RawMessage `json:"outputStyles"`
+	LSPServers  json.RawMessage `json:"lspServers"`
+}
+
+// pluginImport collects a plugin's conversion.
+type pluginImport struct {
+	dir   string
+	m     schema.Manifest
+	rep   *schema.ImportReport
+	diags []Diagnostic
+}
+
+func (p *pluginImport) rel(file string) string {
+	if r, err := filepath.Rel(p.dir, file); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return file
+}
+
+func (p *pluginImport) imported(what, as, pos string) {
+	p.rep.Imported = append(p.rep.Imported, schema.ImportItem{What: what, As: as, Pos: p.relPos(pos)})
+}
+
+func (p *pluginImport) skipped(what, pos, why string) {
+	p.rep.Skipped = append(p.rep.Skipped, schema.ImportItem{What: what, Pos: p.relPos(pos), Why: why})
+}
+
+// claudePlugin converts the Claude Code plugin in dir, whose plugin.json
+// (at file) holds data. Diagnostics are what makes the plugin unusable (an
+// invalid plugin.json, a bad name); everything else that cannot be
+// imported is in the report.
+func claudePlugin(dir, file string, data []byte) (schema.Manifest, *schema.ImportReport, []Diagnostic) {
+	p := &pluginImport{dir: dir, rep: &schema.ImportReport{Format: "claude-plugin"}}
+	doc, err := parseJSONDoc(file, data)
+	if err != nil {
+		return p.m, nil, []Diagnostic{{Pos: doc.errPos(err), Message: "plugin.json is not valid JSON: " + err.Error()}}
+	}
+	var pj claudePluginJSON
+	if err := json.Unmarshal(data, &pj); err != nil {
+		return p.m, nil, []Diagnostic{{Pos: file, Message: "plugin.json: " + err.Error()}}
+	}
+	if !namePattern.MatchString(pj.Name) {
+		return p.m, nil, []Diagnostic{{Pos: doc.pos("name"), Path: "name",
+			Message: fmt.Sprintf("plugin name %q must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$ (a plugin needs a name to load as an extension)", pj.Name)}}
+	}
+	p.m = schema.Manifest{Name: pj.Name, Version: pj.Version, Description: pj.Description}
+	if p.m.Version == "" {
+		p.m.Version = "0.0.0"
+	}
+	if p.m.Description == "" {
+		p.m.Description = "Claude Code plugin " + pj.Name
+	}
+	p.hooks(doc, pj.Hooks)
+	p.commands(doc, pj.Commands)
+	p.skills(doc, pj.Skills)
+	p.servers(doc, pj.MCPServers)
+	if len(pj.Agents) > 0 || isDir(filepath.Join(dir, "agents")) {
+		p.skipped("agents", p.rel(filepath.Join(dir, "agents")), "ollm has no subagents")
+	}
+	if len(pj.OutputStyle) > 0 {
+		p.skipped("output styles", doc.pos("outputStyles"), "ollm has no output styles")
+	}
+	if len(pj.LSPServers) > 0 {
+		p.skipped("LSP servers", doc.pos("lspServers"), "ollm does not start language servers")
+	}
+	return p.m, p.rep, p.diags
+}
+
+// paths reads a plugin.json field that is a path or a list of paths,
+// relative to the plugin and starting with ./ as Claude Code requires.
+func (p *pluginImport) paths(doc jsonDoc, field string, raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var one string
+	var many []string
+	if json.Unmarshal(raw, &one) == nil {
+		many = []string{one}
+	} else if json.Unmarshal(raw, &many) != nil {
+		p.skipped(field, doc.pos(field), "not a path or a list of paths")
+		return nil
+	}
+	var out []string
+	for i, s := range many {
+		pos := doc.pos(field)
+		if len(many) > 1 {
+			pos = doc.pos(field, i)
+		}
+		c := filepath.Clean(s)
+		if filepath.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
+			p.skipped(field+" "+s, pos, "the path leaves the plugin's directory")
+			continue
+		}
+		out = append(out, filepath.Join(p.dir, c))
+	}
+	return out
+}
+
+// hooks reads hooks/hooks.json and plugin.json's hooks (paths or an
+// inline {"hooks": {...}} object).
+func (p *pluginImport) hooks(doc jsonDoc, raw json.RawMessage) {
+	type source struct {
+		doc  jsonDoc
+		base []any
+		data json.RawMessage
+	}
+	var srcs []source
+	files := []string{}
+	if def := filepath.Join(p.dir, "hooks", "hooks.json"); isFile(def) {
+		files = append(files, def)
+	}
+	if len(raw) > 0 && strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
+		srcs = append(srcs, source{doc, []any{"hooks"}, raw})
+	} else {
+		for _, f := range p.paths(doc, "hooks", raw) {
+			if len(files) == 0 || files[0] != f {
+				files = append(files, f)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			p.skipped("hooks file "+p.rel(f), doc.pos("hooks"), "cannot read it: "+err.Error())
+			continue
+		}
+		d, err := parseJSONDoc(f, data)
+		if err != nil {
+			p.diags = append(p.diags, Diagnostic{Pos: d.errPos(err), Message: "hooks file is not valid JSON: " + err.Error()})
+			continue
+		}
+		srcs = append(srcs, source{d, nil, data})
+	}
+	n := map[string]int{}
+	for _, s := range srcs {
+		var wrapper struct {
+			Hooks map[string]json.RawMessage `json:"hooks"`
+		}
+		base := s.base
+		if err := json.Unmarshal(s.data, &wrapper); err != nil || wrapper.Hooks == nil {
+			// an inline object may be the events map itself
+			var events map[string]json.RawMessage
+			if err := json.Unmarshal(s.data, &events); err != nil {
+				p.skipped("hooks", s.doc.pos(base...), "not a hooks object")
+				continue
+			}
+			wrapper.Hooks = events
+		} else {
+			base = append(append([]any{}, base...), "hooks")
+		}
+		conv := convertClaudeHooks(s.doc, base, wrapper.Hooks, "hook", map[string]string{"CLAUDE_PLUGIN_ROOT": "${extensionPath}"})
+		for _, sk := range conv.skipped {
+			sk.Pos = p.relPos(sk.Pos)
+			p.rep.Skipped = append(p.rep.Skipped, sk)
+		}
+		for _, h := range conv.hooks {
+			ev := h.def.Event
+			n[ev]++
+			h.def.Name = fmt.Sprintf("%s.%d", ev, n[ev]) // unique across the plugin's hook files
+			if p.m.Hooks == nil {
+				p.m.Hooks = map[string][]schema.Hook{}
+			}
+			p.m.Hooks[ev] = append(p.m.Hooks[ev], h.def)
+			what := "hook " + ev
+			if h.def.Matcher != "" {
+				what += fmt.Sprintf(" (matcher %q)", h.def.Matcher)
+			}
+			p.imported(what, fmt.Sprintf("%s hook %s", claudeEvents[ev], h.def.Name), p.relPos(h.pos))
+		}
+	}
+}
+
+// relPos shortens a position inside the plugin to a relative one.
+func (p *pluginImport) relPos(pos string) string {
+	if strings.HasPrefix(pos, p.dir+string(filepath.Separator)) {
+		return pos[len(p.dir)+1:]
+	}
+	return pos
+}
+
+var positional = regexp.MustCompile(`\$[1-9]`)
+
+// commands reads commands/**/*.md (and plugin.json's commands paths):
+// each becomes a skill named after the file.
+func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
+	roots := []string{filepath.Join(p.dir, "commands")}
+	roots = append(roots, p.paths(doc, "commands", raw)...)
+	var files []string
+	seenFile := map[string]bool{}
+	for _, r := range roots {
+		fi, err := os.Stat(r)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			if !seenFile[r] {
+				seenFile[r] = true
+				files = append(files, r)
+			}
+			continue
+		}
+		_ = filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".md") && !seenFile[path] {
+				seenFile[path] = true
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	sort.Strings(files)
+	names := map[string]string{}
+	for _, f := range files {
+		rel := p.rel(f)
+		name := strings.TrimSuffix(filepath.Base(f), ".md")
+		if !namePattern.MatchString(name) {
+			p.skipped("command "+rel, rel, fmt.Sprintf("the name %q is not a valid skill name", name))
+			continue
+		}
+		if prev, dup := names[name]; dup {
+			p.skipped("command "+rel, rel, "another command has the same name: "+prev)
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			p.skipped("command "+rel, rel, "cannot read it")
+			continue
+		}
+		meta, body := claudeFrontMatter(string(data))
+		desc := meta["description"]
+		if desc == "" {
+			desc = firstTextLine(body)
+		}
+		if desc == "" {
+			desc = "Claude Code command " + name
+		}
+		names[name] = rel
+		p.m.Skills = append(p.m.Skills, schema.Skill{Name: name, Description: desc, Prompt: commandPrompt(body)})
+		as := "skill " + name
+		if strings.Contains(body, "$ARGUMENTS") {
+			as += " ($ARGUMENTS is {arguments})"
+		}
+		p.imported("command "+name, as, rel)
+		for _, k := range []string{"allowed-tools", "model"} {
+			if meta[k] != "" {
+				p.skipped(fmt.Sprintf("command %s: %s", name, k), rel, "not applied: ollm's policy and profile decide tools and model")
+			}
+		}
+		if positional.MatchString(body) {
+			p.skipped("command "+name+": $1..$9", rel, "positional arguments are not split; they stay as text (use $ARGUMENTS)")
+		}
+		if hasShellLine(body) {
+			p.skipped("command "+name+": !`...` lines", rel, "not run: the text stays in the prompt")
+		}
+	}
+}
+
+// commandPrompt turns a command's body into a skill template: braces are
+// literal ({{ and }}), $ARGUMENTS is the {arguments} placeholder.
+func commandPrompt(body string) string {
+	s := strings.NewReplacer("{", "{{", "}", "}}").Replace(strings.TrimSpace(body))
+	return strings.ReplaceAll(s, "$ARGUMENTS", "{arguments}")
+}
+
+func hasShellLine(body string) bool {
+	for _, l := range strings.Split(body, "\n") {
+		if strings.Contains(l, "!`") {
+			return true
+		}
+	}
+	return false
+}
+
+func firstTextLine(body string) string {
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(strings.TrimLeft(l, "# "))
+		if l != "" {
+			if len(l) > 120 {
+				l = l[:120]
+			}
+			return l
+		}
+	}
+	return ""
+}
+
+// claudeFrontMatter splits "---\nkey: value\n---\nbody". Values are taken
+// as plain text (quotes removed); lists and nested YAML are kept as text.
+func claudeFrontMatter(s string) (map[string]string, string) {
+	meta := map[string]string{}
+	s = strings.TrimPrefix(s, "\ufeff")
+	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
+		return meta, s
+	}
+	rest := s[strings.Index(s, "\n")+1:]
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return meta, s
+	}
+	for _, l := range strings.Split(rest[:end], "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || strings.HasPrefix(l, " ") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		v = strings.Trim(v, `"'`)
+		meta[strings.TrimSpace(k)] = v
+	}
+	body := rest[end+4:]
+	if i := strings.Index(body, "\n"); i >= 0 {
+		body = body[i+1:]
+	} else {
+		body = ""
+	}
+	return meta, body
+}
+
+// skills: the skills/ folder is read by the extension manager like any
+// extension's; other folders plugin.json names are not.
+func (p *pluginImport) skills(doc jsonDoc, raw json.RawMessage) {
+	dir := filepath.Join(p.dir, "skills")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		f := filepath.Join(dir, e.Name(), "SKILL.md")
+		if isFile(f) {
+			p.imported("skill "+e.Name(), "skill (skills/ folder)", p.rel(f))
+		}
+	}
+	for _, d := range p.paths(doc, "skills", raw) {
+		if d != dir {
+			p.skipped("skills "+p.rel(d), doc.pos("skills"), "only the plugin's skills/ folder is read; move the skills there")
+		}
+	}
+}
+
+// servers reads .mcp.json and plugin.json's mcpServers (paths or an
+// inline object of servers).
+func (p *pluginImport) servers(doc jsonDoc, raw json.RawMessage) {
+	type source struct {
+		file string
+		pos  string
+		data []byte
+	}
+	var srcs []source
+	if f := filepath.Join(p.dir, ".mcp.json"); isFile(f) {
+		if data, err := os.ReadFile(f); err == nil {
+			srcs = append(srcs, source{f, ".mcp.json", data})
+		}
+	}
+	if len(raw) > 0 && strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
+		srcs = append(srcs, source{doc.file, p.relPos(doc.pos("mcpServers")), raw})
+	} else {
+		for _, f := range p.paths(doc, "mcpServers", raw) {
+			if data, err := os.ReadFile(f); err == nil && f != filepath.Join(p.dir, ".mcp.json") {
+				srcs = append(srcs, source{f, p.rel(f), data})
+			}
+		}
+	}
+	for _, s := range srcs {
+		data := s.data
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(data, &probe) == nil {
+			if _, wrapped := probe["mcpServers"]; !wrapped {
+				data, _ = json.Marshal(map[string]any{"mcpServers": probe})
+			}
+		}
+		servers, err := ParseMCPJSON(p.rel(s.file), data)
+		if err != nil {
+			p.skipped("MCP servers of "+p.rel(s.file), s.pos, err.Error())
+			continue
+		}
+		names := make([]string, 0, len(servers))
+		for n := range servers {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if !namePattern.MatchString(n) {
+				p.skipped("MCP server "+n, s.pos, "the name is not a valid server name")
+				continue
+			}
+			if p.m.MCPServers == nil {
+				p.m.MCPServers = map[string]schema.MCPServer{}
+			}
+			p.m.MCPServers[n] = pluginServer(servers[n])
+			p.imported("MCP server "+n, "server "+p.m.Name+":"+n, s.pos)
+		}
+	}
+}
+
+// pluginServer replaces ${CLAUDE_PLUGIN_ROOT} by ${extensionPath}, which
+// the extension manager substitutes.
+func pluginServer(s schema.MCPServer) schema.MCPServer {
+	r := strings.NewReplacer(claudePluginRoot, "${extensionPath}", "$CLAUDE_PLUGIN_ROOT", "${extensionPath}")
+	s.Command, s.Cwd, s.URL = r.Replace(s.Command), r.Replace(s.Cwd), r.Replace(s.URL)
+	for i := range s.Args {
+		s.Args[i] = r.Replace(s.Args[i])
+	}
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		for k, v := range m {
+			m[k] = r.Replace(v)
+		}
+	}
+	return s
+}
+
+// claudeDigest is what the resolution cache compares for a plugin: every
+// file the conversion reads (plugin.json, hook files, .mcp.json and
+// commands), so editing any of them resolves again.
+func claudeDigest(dir string, pluginJSON []byte) string {
+	h := sha256.New()
+	h.Write(pluginJSON)
+	add := func(path string) {
+		if data, err := os.ReadFile(path); err == nil {
+			fmt.Fprintf(h, "\x00%s\x00%d\x00", path, len(data))
+			h.Write(data)
+		}
+	}
+	var files []string
+	for _, d := range []string{"hooks", "commands", "skills"} {
+		_ = filepath.WalkDir(filepath.Join(dir, d), func(path string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".md")) {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	files = append(files, filepath.Join(dir, ".mcp.json"))
+	var pj claudePluginJSON
+	if json.Unmarshal(pluginJSON, &pj) == nil {
+		for _, raw := range []json.RawMessage{pj.Hooks, pj.Commands, pj.MCPServers} {
+			var one string
+			var many []string
+			if json.Unmarshal(raw, &one) == nil {
+				many = []string{one}
+			} else {
+				_ = json.Unmarshal(raw, &many)
+			}
+			for _, s := range many {
+				files = append(files, filepath.Join(dir, filepath.Clean(s)))
+			}
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		add(f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// MarketplaceError is a Claude Code plugin marketplace where a plugin was
+// expected: it names the plugins and the --subdir that adds each.
+type MarketplaceError struct {
+	File    string
+	Plugins []MarketplacePlugin
+}
+
+// MarketplacePlugin is one plugin a marketplace lists.
+type MarketplacePlugin struct {
+	Name   string
+	Subdir string // "" when the plugin lives in another repository
+	Source string // that repository, for display
+}
+
+func (e *MarketplaceError) Error() string {
+	var b strings.Builder
+	b.WriteString("this is a Claude Code plugin marketplace (" + ClaudeMarketplaceFile + "), not a plugin; add one of its plugins with --subdir:")
+	for _, p := range e.Plugins {
+		if p.Subdir != "" {
+			fmt.Fprintf(&b, "\n  %s: --subdir %s", p.Name, p.Subdir)
+		} else {
+			fmt.Fprintf(&b, "\n  %s: in another repository (%s); add that one", p.Name, p.Source)
+		}
+	}
+	return b.String()
+}
+
+func (e *MarketplaceError) Unwrap() error { return ErrNoManifest }
+
+// marketplace reads dir's marketplace.json, if any.
+func marketplace(dir string) *MarketplaceError {
+	file := filepath.Join(dir, ClaudeMarketplaceFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var mk struct {
+		Metadata struct {
+			PluginRoot string `json:"pluginRoot"`
+		} `json:"metadata"`
+		Plugins []struct {
+			Name   string          `json:"name"`
+			Source json.RawMessage `json:"source"`
+		} `json:"plugins"`
+	}
+	if json.Unmarshal(data, &mk) != nil {
+		return nil
+	}
+	e := &MarketplaceError{File: file}
+	for _, pl := range mk.Plugins {
+		mp := MarketplacePlugin{Name: pl.Name}
+		var path string
+		if json.Unmarshal(pl.Source, &path) == nil {
+			if mk.Metadata.PluginRoot != "" && !strings.HasPrefix(path, "./") {
+				path = filepath.Join(mk.Metadata.PluginRoot, path)
+			}
+			mp.Subdir = filepath.ToSlash(filepath.Clean(path))
+		} else {
+			mp.Source = string(pl.Source)
+		}
+		e.Plugins = append(e.Plugins, mp)
+	}
+	return e
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// validateClaudePlugin is ValidateManifest for a Claude Code plugin: a
+// tree without one is ErrNoManifest, or a *MarketplaceError naming the
+// plugins of a marketplace.
+func validateClaudePlugin(dir string) (string, schema.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ClaudePluginFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		if mk := marketplace(dir); mk != nil {
+			return "", schema.Manifest{}, mk
+		}
+		return "", schema.Manifest{}, ErrNoManifest
+	}
+	if err != nil {
+		return ClaudePluginFile, schema.Manifest{}, err
+	}
+	m, _, diags := claudePlugin(dir, filepath.Join(dir, ClaudePluginFile), data)
+	if len(diags) > 0 {
+		for i := range diags {
+			diags[i].Pos = strings.TrimPrefix(diags[i].Pos, dir+string(filepath.Separator))
+		}
+		return ClaudePluginFile, m, &ManifestError{File: ClaudePluginFile, Diags: diags}
+	}
+	return ClaudePluginFile, m, nil
+}
+
+// importProblems are the warnings of an imported extension: the hooks it
+// could not bring (an event without an equivalent, a hook type ollm does
+// not run), one per skipped item. The rest is in `ollm ext info`.
+func importProblems(ext schema.Extension) []schema.Problem {
+	if ext.Import == nil {
+		return nil
+	}
+	var out []schema.Problem
+	for _, s := range ext.Import.Skipped {
+		if !strings.HasPrefix(s.What, "hook") {
+			continue
+		}
+		pos := s.Pos
+		if pos != "" && !filepath.IsAbs(pos) {
+			pos = filepath.Join(ext.Dir, pos)
+		}
+		out = append(out, schema.Problem{Severity: "warning", Extension: ext.Name, File: ext.File, Pos: pos,
+			Message: fmt.Sprintf("Claude Code plugin %s: %s skipped: %s", ext.Name, s.What, s.Why),
+			Fix:     fmt.Sprintf("nothing to do: the rest of the plugin loads; `ollm ext info %s` lists what was imported", ext.Name)})
+	}
+	return out
+}
