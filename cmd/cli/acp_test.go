@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -496,5 +499,122 @@ func TestACPFileEditThroughTheClient(t *testing.T) {
 	}
 	if st := lastStatus(ups, "e-1"); st != sdk.ToolCallStatusCompleted {
 		t.Fatalf("edit status %s", st)
+	}
+}
+
+// acpNpmDir is where `make deps` installed the npm packages the tests
+// drive (OLLM_NPM_DIR, or .deps/npm above the test's directory).
+func acpNpmDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("OLLM_NPM_DIR")
+	if dir == "" {
+		wd, _ := os.Getwd()
+		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
+				dir = filepath.Join(d, ".deps", "npm")
+				break
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
+		t.Fatalf("@agentclientprotocol/sdk is not installed (%v); run make deps", err)
+	}
+	return dir
+}
+
+// The official TypeScript ACP SDK's client drives `ollm acp` (the real
+// executable, started by node): a session is created, a prompt streams
+// text and a write_file call with its diff, the permission prompt is
+// answered allow once (the write goes through the editor's
+// fs/write_text_file) and then reject, a cancel stops a running shell
+// command, and a restarted editor loads the session and goes on.
+func TestACPTypeScriptClient(t *testing.T) {
+	e := newSessionEnv(t)
+	npm := acpNpmDir(t)
+	ollm, err := exec.LookPath("ollm")
+	if err != nil {
+		t.Fatalf("the test binary as ollm: %v", err)
+	}
+	e.srv.Reply(llmtest.Text("Writing."), llmtest.ToolCallWithID("w-1", "write_file", map[string]any{"path": "a.txt", "content": "hello\n"}))
+	e.srv.Reply(llmtest.Text("Written."))
+	e.srv.Reply(llmtest.ToolCallWithID("w-2", "write_file", map[string]any{"path": "b.txt", "content": "no\n"}))
+	e.srv.Reply(llmtest.Text("OK."))
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
+	e.srv.Reply(llmtest.Text("Still here."))
+
+	script, _ := filepath.Abs(filepath.Join("testdata", "acp", "client.mjs"))
+	cmd := exec.Command("node", script, npm, ollm, e.ws)
+	cmd.Dir = e.ws
+	cmd.Env = append(e.f.Environ(), "HOME="+filepath.Join(filepath.Dir(e.home), "userhome"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		SessionID   string   `json:"sessionId"`
+		Stops       []string `json:"stops"`
+		Pid         int      `json:"pid"`
+		ReplayUsers []string `json:"replayUsers"`
+		Permissions []struct {
+			ToolCallID string   `json:"toolCallId"`
+			Options    []string `json:"options"`
+			Diff       bool     `json:"diff"`
+		} `json:"permissions"`
+		Writes []struct {
+			Path, Content string
+		} `json:"writes"`
+		Text       string `json:"text"`
+		ReplayText string `json:"replayText"`
+		ToolCalls  []struct {
+			ID, Kind, Status string
+			Diff             *struct {
+				Path    string  `json:"path"`
+				NewText string  `json:"newText"`
+				OldText *string `json:"oldText"`
+			} `json:"diff"`
+			Locations []struct{ Path string } `json:"locations"`
+		} `json:"toolCalls"`
+		FinalStatus map[string]string `json:"finalStatus"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s\n%s", err, out, stderr.String())
+	}
+	a := filepath.Join(e.ws, "a.txt")
+	if strings.Join(got.Stops, " ") != "end_turn end_turn cancelled end_turn" {
+		t.Errorf("stop reasons: %q", got.Stops)
+	}
+	if got.Text != "Writing.Written.OK." || got.ReplayText != "Writing.Written.OK.Still here." {
+		t.Errorf("agent text: %q, after the load: %q", got.Text, got.ReplayText)
+	}
+	if len(got.ToolCalls) < 3 || got.ToolCalls[0].ID != "w-1" || got.ToolCalls[0].Kind != "edit" || got.ToolCalls[0].Status != "pending" ||
+		got.ToolCalls[0].Diff == nil || got.ToolCalls[0].Diff.Path != a || got.ToolCalls[0].Diff.NewText != "hello\n" ||
+		len(got.ToolCalls[0].Locations) != 1 || got.ToolCalls[0].Locations[0].Path != a || got.ToolCalls[2].Kind != "execute" {
+		t.Errorf("tool calls: %+v", got.ToolCalls)
+	}
+	if got.FinalStatus["w-1"] != "completed" || got.FinalStatus["w-2"] != "failed" || got.FinalStatus["sh-1"] != "failed" {
+		t.Errorf("final statuses: %v", got.FinalStatus)
+	}
+	if len(got.Permissions) != 2 || got.Permissions[0].ToolCallID != "w-1" || !got.Permissions[0].Diff ||
+		strings.Join(got.Permissions[0].Options, " ") != "allow_once allow_always reject_once" {
+		t.Errorf("permission requests: %+v", got.Permissions)
+	}
+	if len(got.Writes) != 1 || got.Writes[0].Path != a || got.Writes[0].Content != "hello\n" {
+		t.Errorf("writes through fs/write_text_file: %+v", got.Writes)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("the rejected b.txt exists: %v", err)
+	}
+	if got.Pid == 0 {
+		t.Error("the shell command's pid was not seen")
+	} else if err := syscall.Kill(got.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the shell command (pid %d) still runs after the cancel: %v", got.Pid, err)
+	}
+	if strings.Join(got.ReplayUsers, "|") != "write a.txt|write b.txt|wait a minute" {
+		t.Errorf("replayed user messages: %q", got.ReplayUsers)
+	}
+	if last := e.srv.LastRequest(); last.Messages[len(last.Messages)-1].Content != "still there?" || last.Messages[1].Content != "write a.txt" {
+		t.Errorf("the loaded session's request: %+v", last.Messages)
 	}
 }
