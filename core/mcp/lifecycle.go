@@ -224,15 +224,22 @@ func (m *Manager) publish(s *server, c *conn, defs []*toolDef) error {
 	return nil
 }
 
+// openLog opens s's log once. Status reads s.logs under m.mu (a session
+// asks for statuses while its servers start), so it is set under m.mu.
 func (m *Manager) openLog(s *server) error {
-	if s.logs != nil {
+	m.mu.Lock()
+	have := s.logs != nil
+	m.mu.Unlock()
+	if have {
 		return nil
 	}
 	l, err := openServerLog(m.opts.LogDir, s.spec.Name, orInt64(m.opts.MaxLogBytes, DefaultMaxLogBytes))
 	if err != nil {
 		return err
 	}
+	m.mu.Lock()
 	s.logs = l
+	m.mu.Unlock()
 	return nil
 }
 
