@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -139,12 +140,18 @@ type acpConn struct {
 
 func startACP(t *testing.T, e *sessionEnv, c *acpClient, fs bool, args ...string) *acpConn {
 	t.Helper()
+	return connectACP(t, e.f, c, fs, args...)
+}
+
+// connectACP runs `ollm acp` with base's environment and workspace.
+func connectACP(t testing.TB, base *Factory, c *acpClient, fs bool, args ...string) *acpConn {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stderr := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: e.f.Getenv, Environ: e.f.Environ,
-		Getwd: e.f.Getwd, Now: e.f.Now, Context: ctx}
+	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: base.Getenv, Environ: base.Environ,
+		Getwd: base.Getwd, Now: base.Now, Context: ctx}
 	done := make(chan ExitCode, 1)
 	go func() {
 		done <- Run(f, append([]string{"acp"}, args...))
@@ -616,5 +623,35 @@ func TestACPTypeScriptClient(t *testing.T) {
 	}
 	if last := e.srv.LastRequest(); last.Messages[len(last.Messages)-1].Content != "still there?" || last.Messages[1].Content != "write a.txt" {
 		t.Errorf("the loaded session's request: %+v", last.Messages)
+	}
+}
+
+// BenchmarkACPSessionNew is an editor's session/new until the session is
+// ready for its first prompt (runtime wired from the workspace's cached
+// generation, the agent session and its transcript created), measured
+// at the client, with no extensions and with 50 (3 hooks, 3 settings and
+// a skill each).
+func BenchmarkACPSessionNew(b *testing.B) {
+	for _, n := range []int{0, 50} {
+		b.Run(fmt.Sprintf("extensions-%d", n), func(b *testing.B) {
+			f := benchWorkspace(b, n, 0)
+			ws, _ := f.Getwd()
+			c := newACPClient()
+			conn := connectACP(b, f, c, false)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: ns.SessionId}); err != nil {
+					b.Fatal(err)
+				}
+				c.take()
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -104,8 +104,9 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "ollm", Title: &title, Version: a.opts.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			LoadSession:         true,
+			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil

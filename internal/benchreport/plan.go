@@ -32,6 +32,7 @@ var runs = []run{
 	{"./cmd/cli/tui", "^BenchmarkStream10kTokens$", "2x", 2},
 	{"./cmd/ollm", "^BenchmarkStart$/^(go-hello|ollm-)", "40x", 3},
 	{"./cmd/ollm", "^BenchmarkStart$/^gemini-", "3x", 2},
+	{"./cmd/cli", "^BenchmarkACPSessionNew$", "20x", 3},
 }
 
 // sel names one figure: a benchmark (without the -GOMAXPROCS suffix) and
@@ -148,6 +149,9 @@ var rows = []row{
 	{Area: "cmd/ollm", What: "`ollm ext list` with an empty home and no workspace (median wall time)",
 		Measured: sel{"BenchmarkStart/ollm-ext-list", "median-µs"}, Reference: &sel{"BenchmarkStart/gemini-extensions-list", "median-µs"},
 		RefLabel: "`gemini extensions list`, empty home", Check: checkNone, Target: "recorded (#14)"},
+	{Area: "core/acp", What: "`ollm acp`: an editor's session/new until the session is ready for its first prompt, from a cached generation of 50 extensions (3 hooks, 3 settings and a skill each), measured at the client",
+		Measured: sel{"BenchmarkACPSessionNew/extensions-50", "ns/op"}, Reference: &sel{"BenchmarkACPSessionNew/extensions-0", "ns/op"},
+		RefLabel: "the same workspace without extensions", Check: checkMax, Limit: 50 * ms, Target: "< 50 ms (#17)"},
 }
 
 // unitNS converts a metric's unit to nanoseconds.
