@@ -655,3 +655,40 @@ func BenchmarkACPSessionNew(b *testing.B) {
 		})
 	}
 }
+
+// Hooks that need an approval (here two --ext extensions' hooks) are asked
+// about through the editor's permission prompt before the first prompt,
+// never run silently: the approved one runs, the refused one does not and
+// is not asked about again.
+func TestACPHookApprovalThroughTheEditor(t *testing.T) {
+	e := newSessionEnv(t)
+	flagExt := filepath.Join(t.TempDir(), "exts")
+	e.extension(flagExt, "fx", "")
+	e.extension(flagExt, "fy", "")
+	c := newACPClient()
+	conn := startACP(t, e, c, false, "--ext", filepath.Join(flagExt, "fx"), "--ext", filepath.Join(flagExt, "fy"))
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.answers = []string{"approve", "refuse"}
+	e.srv.Reply(llmtest.Text("ok"))
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("go")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.perms) != 2 || !strings.Contains(*c.perms[0].ToolCall.Title, "Run hook fx/fx (before_agent, flag)?") ||
+		!strings.Contains(*c.perms[1].ToolCall.Title, "fy/fy") {
+		t.Fatalf("permission requests: %+v", c.perms)
+	}
+	if got := strings.Join(e.hookLog(), " "); got != "fx" {
+		t.Fatalf("hooks that ran = %q, want fx only", got)
+	}
+	e.srv.Reply(llmtest.Text("ok"))
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("again")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.perms) != 2 || strings.Join(e.hookLog(), " ") != "fx fx" {
+		t.Fatalf("asked %d times in all; log %v", len(c.perms), e.hookLog())
+	}
+}
