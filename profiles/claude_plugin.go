@@ -20,8 +20,8 @@ import (
 // loads as an extension (format "claude"): its hooks (hooks/hooks.json or
 // plugin.json's hooks) become claude-dialect hooks that run in the
 // project directory with CLAUDE_PLUGIN_ROOT set, its commands
-// (commands/*.md) become skills whose $ARGUMENTS is the {arguments}
-// placeholder, its skills/ folder is read like any extension's, and its
+// (commands/*.md) become skills whose $ARGUMENTS is the {args}
+// placeholder (the free text after /name), its skills/ folder is read like any extension's, and its
 // MCP servers (.mcp.json or plugin.json's mcpServers) start as
 // <plugin>:<server>. What cannot be imported is listed with why in the
 // extension's ImportReport (`ollm ext info`).
@@ -288,7 +288,7 @@ func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
 		p.m.Skills = append(p.m.Skills, schema.Skill{Name: name, Description: desc, Prompt: commandPrompt(body)})
 		as := "skill " + name
 		if strings.Contains(body, "$ARGUMENTS") {
-			as += " ($ARGUMENTS is {arguments})"
+			as += " ($ARGUMENTS is {args}, the text after /" + name + ")"
 		}
 		p.imported("command "+name, as, rel)
 		for _, k := range []string{"allowed-tools", "model"} {
@@ -306,10 +306,11 @@ func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
 }
 
 // commandPrompt turns a command's body into a skill template: braces are
-// literal ({{ and }}), $ARGUMENTS is the {arguments} placeholder.
+// literal ({{ and }}), $ARGUMENTS is the {args} placeholder, which takes
+// the free text after /name (skills.Arguments).
 func commandPrompt(body string) string {
 	s := strings.NewReplacer("{", "{{", "}", "}}").Replace(strings.TrimSpace(body))
-	return strings.ReplaceAll(s, "$ARGUMENTS", "{arguments}")
+	return strings.ReplaceAll(s, "$ARGUMENTS", "{args}")
 }
 
 func hasShellLine(body string) bool {
