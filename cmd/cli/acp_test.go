@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -690,5 +691,46 @@ func TestACPHookApprovalThroughTheEditor(t *testing.T) {
 	}
 	if len(c.perms) != 2 || strings.Join(e.hookLog(), " ") != "fx fx" {
 		t.Fatalf("asked %d times in all; log %v", len(c.perms), e.hookLog())
+	}
+}
+
+// A workspace MCP server of an unapproved workspace is held back; the
+// editor is asked before the first prompt, and once approved its tools
+// are offered to the model in that prompt. The MCP servers the editor
+// passes are not used, and the editor is told so (and that the
+// workspace is not approved).
+func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
+	e := newSessionEnv(t)
+	e.write(filepath.Join(e.ws, "ollm.cue"), `mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
+`)
+	c := newACPClient()
+	conn := startACP(t, e, c, false)
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{
+		{Stdio: &sdk.McpServerStdio{Name: "editor", Command: "true", Args: []string{}, Env: []sdk.EnvVariable{}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.answers = []string{"approve"}
+	e.srv.Reply(llmtest.Text("ok"))
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("hi")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.perms) != 1 || *c.perms[0].ToolCall.Title != "Start workspace MCP server everything?" {
+		t.Fatalf("permission requests: %+v", c.perms)
+	}
+	if names := toolNames(e.srv.LastRequest()); !slices.Contains(names, "echo") {
+		t.Fatalf("tools after approval = %v", names)
+	}
+	var thoughts strings.Builder
+	for _, u := range c.take() {
+		if th := u.Update.AgentThoughtChunk; th != nil {
+			thoughts.WriteString(th.Content.Text.Text)
+		}
+	}
+	for _, want := range []string{"the workspace is not approved", "the 1 MCP server(s) the editor passed are not used", "MCP server everything ready"} {
+		if !strings.Contains(thoughts.String(), want) {
+			t.Errorf("the editor was not told %q:\n%s", want, thoughts.String())
+		}
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/core/ext"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
@@ -135,18 +137,23 @@ func printProblems(w io.Writer, ps []schema.Problem) {
 type ProfileValidateOptions struct {
 	IO      *IOStreams
 	Options func() (profiles.Options, error)
+	Getenv  func(string) string
 	JSON    bool
 }
 
 func newCmdProfileValidate(f *Factory) *cobra.Command {
-	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptions}
+	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptions, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check every profile layer and extension manifest",
 		Long: `Validate evaluates every layer and manifest afresh (ignoring the cache) and
 prints each error with file:line:col, and reads the workspace's ollm.lock. It
-exits with status 2 when the profile, any extension manifest or the lock is
-invalid, so CI can run it.`,
+checks the profile's settings against each extension's declared settings as
+loading the extension would: a wrong type, a value outside the enum or
+pattern, or a setting the extension does not declare is an error; a required
+setting without a value is a warning (its environment variable may be set
+where ollm runs). It exits with status 2 when the profile, any extension
+manifest, a setting or the lock is invalid, so CI can run it.`,
 		Args:    noArgs,
 		Example: "  ollm profile validate\n  ollm profile validate --json",
 		RunE:    func(cmd *cobra.Command, args []string) error { return profileValidateRun(opts) },
@@ -174,8 +181,8 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 	var pe *profiles.Error
 	switch {
 	case err == nil:
-		res.Layers, res.Extensions, res.Problems = r.Layers, len(r.Extensions), r.Problems
-		for _, p := range r.Problems {
+		res.Layers, res.Extensions, res.Problems = r.Layers, len(r.Extensions), append(r.Problems, settingProblems(r, opts.Getenv)...)
+		for _, p := range res.Problems {
 			res.Valid = res.Valid && p.Severity != "error"
 		}
 	case errors.As(err, &pe):
@@ -209,6 +216,53 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "ok: %d layers, %d extensions\n", len(res.Layers), res.Extensions)
 	return nil
+}
+
+// settingProblems checks the profile's settings against each extension's
+// declared settings, as loading the extension will: a value of the wrong
+// type, outside its enum or pattern, or a setting the extension does not
+// declare is an error (it would disable the extension); a required
+// setting with no value is a warning (its environment variable may be set
+// where ollm runs, not where it is validated); settings for an extension
+// the profile does not have are a warning.
+func settingProblems(r *schema.Resolved, getenv func(string) string) []schema.Problem {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	var out []schema.Problem
+	have := map[string]bool{}
+	for _, x := range r.Extensions {
+		have[x.Name] = true
+		_, errs := ext.ResolveSettings(x.Name, x.Manifest.Settings, r.Profile.Settings[x.Name], lookupEnv(getenv))
+		for _, err := range errs {
+			msg := strings.TrimPrefix(err.Error(), "extension "+x.Name+": ")
+			p := schema.Problem{Severity: "error", Extension: x.Name, File: x.File, Message: msg}
+			if !strings.Contains(msg, "ollm ext info") {
+				p.Fix = fmt.Sprintf("`ollm ext info %s` lists its settings", x.Name)
+			}
+			var se *ext.SettingError
+			if errors.As(err, &se) && se.Missing {
+				p.Severity = "warning"
+			}
+			out = append(out, p)
+		}
+	}
+	names := make([]string, 0, len(r.Profile.Settings))
+	for name := range r.Profile.Settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	top := ""
+	if len(r.Layers) > 0 {
+		top = r.Layers[len(r.Layers)-1].File
+	}
+	for _, name := range names {
+		if !have[name] {
+			out = append(out, schema.Problem{Severity: "warning", File: top, Message: fmt.Sprintf("settings.%s: the profile has no extension %s, so these settings are not used", name, name),
+				Fix: "remove them, or add the extension (`ollm ext add`)"})
+		}
+	}
+	return out
 }
 
 // checkLockFile reads the workspace's ollm.lock as `profile apply` will; a

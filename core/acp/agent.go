@@ -131,7 +131,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	go s.advertise()
+	go s.advertise(mcpIgnored(p.McpServers)...)
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modeState()}, nil
 }
 
@@ -151,7 +151,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 		return sdk.LoadSessionResponse{}, err
 	}
 	s.replay(ctx, history)
-	go s.advertise()
+	go s.advertise(mcpIgnored(p.McpServers)...)
 	return sdk.LoadSessionResponse{Modes: s.modeState()}, nil
 }
 
@@ -268,6 +268,16 @@ func (a *Agent) closeAll() {
 	for _, s := range list {
 		s.close()
 	}
+}
+
+// mcpIgnored says that the MCP servers the editor passed are not used:
+// ollm runs the servers of its profile, under its trust rules
+// (mcpCapabilities is not advertised).
+func mcpIgnored(servers []sdk.McpServer) []string {
+	if len(servers) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("the %d MCP server(s) the editor passed are not used: ollm runs the servers of its profile; add them with `ollm mcp add`", len(servers))}
 }
 
 // modes are ollm's approval modes as ACP session modes.

@@ -129,7 +129,10 @@ func (s *session) setMode(m policy.Mode) {
 
 // advertise sends the skills (profile, folder, extension and MCP prompt
 // skills) as slash commands.
-func (s *session) advertise() {
+func (s *session) advertise(extra ...string) {
+	for _, w := range append(append([]string(nil), s.rt.Warnings...), extra...) {
+		s.notice("warning: " + w)
+	}
 	cmds := []sdk.AvailableCommand{}
 	for _, e := range s.rt.Skills.List() {
 		c := sdk.AvailableCommand{Name: e.Name, Description: e.Description}
@@ -163,6 +166,15 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}()
 	if first {
 		s.askPending(ctx)
+		// The first prompt sees the MCP servers' tools, as `ollm run`'s
+		// does; session/new did not wait for them.
+		warnings, err := s.rt.WaitServers(ctx)
+		if err != nil {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
+		for _, w := range warnings {
+			s.notice("warning: " + w)
+		}
 	}
 	var err error
 	if err = s.s.Start(ctx); err == nil {
