@@ -135,14 +135,15 @@ func (m *Manager) stepUp(s *server, need []string) error {
 	if spec.OAuth != nil {
 		oauth = *spec.OAuth
 	}
-	scopes := slices.Clone(oauth.Scopes)
+	wanted := slices.Clone(oauth.Scopes)
 	if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, spec.tokenName())}).load(s.auth.url); err == nil {
-		scopes = append(scopes, rec.Scopes...)
+		wanted = append(wanted, rec.Scopes...)
 		if rec.PreRegistered && oauth.ClientID == "" {
 			oauth.ClientID, oauth.ClientSecret = rec.ClientID, rec.ClientSecret
 		}
 	}
-	for _, n := range need {
+	var scopes []string
+	for _, n := range append(wanted, need...) {
 		if !slices.Contains(scopes, n) {
 			scopes = append(scopes, n)
 		}
