@@ -444,7 +444,7 @@ func (rt *Runtime) serverOptions(g *schema.Resolved, approve func(mcp.Spec) bool
 func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	o := mcp.Options{LogDir: rt.Home.Logs(), Environ: rt.opts.Environ(), Reserved: rt.reserved,
 		ProtocolCache: filepath.Join(rt.Home.Cache(), "mcp-protocols.json"), // known servers skip the discover probe
-		Approved: func(mcp.Spec) bool { return rt.wsTrusted.Load() }}
+		Approved:      func(mcp.Spec) bool { return rt.wsTrusted.Load() }}
 	if rt.Workspace.Root != "" {
 		o.Roots = []string{rt.Workspace.Root}
 	}
