@@ -86,7 +86,7 @@ policy blocked the prompt; 130 interrupted.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&opts.Prompt, "prompt", "p", "", "the `PROMPT` (default: read stdin)")
 	fl.StringVar(&opts.Format, "output-format", formatText, "`FORMAT` of the output: text, json or stream-json")
-	fl.StringVar(&opts.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit (edits run without asking) or yolo (everything runs but what a deny rule refuses)")
+	fl.StringVar(&opts.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit (edits run without asking), plan (only read-only tools run; the model plans, nothing changes) or yolo (everything runs but what a deny rule refuses)")
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "model requests allowed for the prompt (default: agent.maxTurns)")
 	fl.StringVar(&opts.Resume, "resume", "", "continue session `ID` (the latest without an id)")
 	fl.Lookup("resume").NoOptDefVal = resumeLatest
@@ -104,7 +104,7 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	switch o.Mode {
 	case "", "default", "auto_edit", "yolo", "plan":
 	default:
-		return &FlagError{Err: fmt.Errorf("--approval-mode %q: want default, auto_edit or yolo", o.Mode)}
+		return &FlagError{Err: fmt.Errorf("--approval-mode %q: want default, auto_edit, plan or yolo", o.Mode)}
 	}
 	if o.MaxTurns < 0 {
 		return &FlagError{Err: errors.New("--max-turns must be positive")}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ollm/ollm/core/tool"
 )
@@ -10,7 +11,7 @@ import (
 func (p *Policy) judge(cands []*rule, ec *evalCtx) verdict {
 	if p.mode == ModePlan && !ec.facts.readOnly() {
 		return verdict{action: Deny, reason: fmt.Sprintf(
-			"plan mode runs only read-only tools, and %s is a %s tool; leave plan mode to run it", ec.facts.Name, kindName(ec.facts.Kind))}
+			"plan mode runs only read-only tools, and %s is %s tool; leave plan mode to run it", ec.facts.Name, withArticle(kindName(ec.facts.Kind)))}
 	}
 	best, maybes := match(cands, ec)
 	if p.mode == ModeYolo {
@@ -112,6 +113,14 @@ func firstWith(rs []*rule, a Action) *rule {
 		}
 	}
 	return nil
+}
+
+// withArticle puts "a" or "an" before a kind: "an execute", "a read".
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 func kindName(k tool.Kind) string {
