@@ -734,3 +734,54 @@ func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 		}
 	}
 }
+
+// A prompt sent while another runs in the same session cancels the
+// running one (its shell command ends) and then runs; session/close ends
+// a running turn too.
+func TestACPNewPromptCancelsTheRunningOne(t *testing.T) {
+	e := newSessionEnv(t)
+	c := newACPClient()
+	conn := startACP(t, e, c, false, "--approval-mode", "yolo")
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := func(id sdk.ToolCallId) {
+		c.waitFor(func(ups []sdk.SessionNotification, _ []sdk.RequestPermissionRequest) bool {
+			return strings.Contains(toolOutput(ups, id), "pid ")
+		})
+	}
+	type result struct {
+		r   sdk.PromptResponse
+		err error
+	}
+	prompt := func(s string) chan result {
+		done := make(chan result, 1)
+		go func() {
+			r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text(s)})
+			done <- result{r, err}
+		}()
+		return done
+	}
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
+	first := prompt("one")
+	started("sh-1")
+	e.srv.Reply(llmtest.Text("second"))
+	second := prompt("two")
+	if r := <-first; r.err != nil || r.r.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("the first prompt: %+v %v", r.r, r.err)
+	}
+	if r := <-second; r.err != nil || r.r.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("the second prompt: %+v %v", r.r, r.err)
+	}
+	e.srv.Reply(llmtest.ToolCallWithID("sh-2", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
+	third := prompt("three")
+	started("sh-2")
+	if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: ns.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-third; r.err != nil || r.r.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("the prompt running at session/close: %+v %v", r.r, r.err)
+	}
+}

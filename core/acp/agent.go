@@ -163,7 +163,7 @@ func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, 
 		}
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q: an absolute path is required", cwd)})
 	}
-	s := &session{a: a, id: id, calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{}}
+	s := &session{a: a, id: id, turn: make(chan struct{}, 1), calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{}}
 	rt, err := a.opts.NewRuntime(ctx, cwd, runtime.Options{SessionID: id, Mode: a.opts.Mode,
 		ApproveHook: s.approveHook, OnNotice: s.notice})
 	if err != nil {

@@ -31,6 +31,7 @@ type session struct {
 	tools agent.Tools
 
 	stopBus context.CancelFunc
+	turn    chan struct{} // holds a token while a prompt runs
 
 	mu        sync.Mutex
 	mode      policy.Mode
@@ -38,9 +39,10 @@ type session struct {
 	confirms  map[string]string // confirmation key -> tool call id
 	refused   map[string]bool   // hooks refused in this session: not asked again
 	asked     bool              // the pending hooks and servers were asked about
-	running   bool
 	promptCtx context.Context
-	closed    bool
+	// cancelTurn ends the running turn (session/close)
+	cancelTurn context.CancelFunc
+	closed     bool
 }
 
 // call is a tool call as the editor sees it.
@@ -85,7 +87,11 @@ func (s *session) close() {
 		return
 	}
 	s.closed = true
+	if s.cancelTurn != nil {
+		s.cancelTurn() // session/close ends a running turn first
+	}
 	s.mu.Unlock()
+	s.turn <- struct{}{} // the turn has ended; no other starts
 	s.stopBus()
 	_ = s.s.Close(context.WithoutCancel(s.a.ctx))
 	_ = s.rt.Close()
@@ -150,18 +156,28 @@ func (s *session) advertise(extra ...string) {
 
 // prompt runs one turn.
 func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
-	s.mu.Lock()
-	if s.running {
-		s.mu.Unlock()
-		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32600, Message: "a prompt is already running in this session; cancel it first"}
+	// One turn at a time: a new prompt cancels the running one (the
+	// connection does that) and waits for it to end.
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
-	s.running, s.promptCtx = true, ctx
+	defer func() { <-s.turn }()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return sdk.PromptResponse{}, notFound(fmt.Sprintf("session %s was closed", s.id))
+	}
+	s.promptCtx, s.cancelTurn = ctx, cancel
 	first := !s.asked
 	s.asked = true
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.running, s.promptCtx = false, nil
+		s.promptCtx, s.cancelTurn = nil, nil
 		s.mu.Unlock()
 	}()
 	if first {
