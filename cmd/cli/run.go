@@ -17,6 +17,7 @@ import (
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/runtime"
+	"github.com/ollm/ollm/core/skills"
 )
 
 // Output formats of `ollm run`.
@@ -72,7 +73,8 @@ policy blocked the prompt; 130 interrupted.`,
   git diff | ollm run -p "review this diff" --output-format json
   ollm run --approval-mode auto_edit -p "fix the failing test"
   ollm run --resume -p "and now the docs"          # continue the latest session
-  ollm run --skill review --var file=main.go`,
+  ollm run --skill review --var file=main.go
+  ollm run --skill writing-hookify-rules -p "block force pushes"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && opts.Resume == resumeLatest {
 				opts.Resume, args = args[0], nil // --resume ID
@@ -90,7 +92,7 @@ policy blocked the prompt; 130 interrupted.`,
 	fl.IntVar(&opts.MaxTurns, "max-turns", 0, "model requests allowed for the prompt (default: agent.maxTurns)")
 	fl.StringVar(&opts.Resume, "resume", "", "continue session `ID` (the latest without an id)")
 	fl.Lookup("resume").NoOptDefVal = resumeLatest
-	fl.StringVar(&opts.Skill, "skill", "", "render skill `NAME` and run it as the prompt")
+	fl.StringVar(&opts.Skill, "skill", "", "render skill `NAME` and run it as the prompt; -p (and stdin) give its free-text arguments")
 	fl.StringArrayVar(&opts.Vars, "var", nil, "`KEY=VALUE` for a skill placeholder (repeatable)")
 	return cmd
 }
@@ -118,10 +120,10 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		vars[k] = val
 	}
 	prompt := o.Prompt
-	if o.Skill == "" && !o.IO.StdinTTY && o.IO.In != nil {
+	if !o.IO.StdinTTY && o.IO.In != nil {
 		// As Gemini CLI does: piped input comes first, then -p's prompt
 		// after a blank line (`git diff | ollm run -p "review this diff"`).
-		piped, err := readPiped(o.IO.In, prompt != "", o.IO.ErrOut)
+		piped, err := readPiped(o.IO.In, prompt != "" || o.Skill != "", o.IO.ErrOut)
 		if err != nil {
 			return err
 		}
@@ -129,6 +131,13 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	}
 	if prompt == "" && o.Skill == "" {
 		return &FlagError{Err: errors.New("no prompt: give one with -p or on stdin")}
+	}
+	if o.Skill != "" && prompt != "" {
+		// Free text after the skill, as /name text in the TUI: its
+		// arguments ($ARGUMENTS, {{args}}, or appended to a SKILL.md body).
+		if _, set := vars[skills.Arguments]; !set {
+			vars[skills.Arguments] = prompt
+		}
 	}
 
 	home, err := o.F.Home()
