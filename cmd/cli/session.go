@@ -19,6 +19,7 @@ import (
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/runtime"
+	"github.com/ollm/ollm/schema"
 )
 
 // attachSession makes `ollm` without a subcommand open the TUI when stdin
@@ -264,7 +265,7 @@ func (g *approvalGate) items() []tui.Approval {
 			continue
 		}
 		g.asked[id] = &gateItem{req: r, done: make(chan struct{})}
-		out = append(out, tui.Approval{ID: id, Kind: "hook", Name: hookLabel(r), Detail: r.Command, Changed: r.Changed})
+		out = append(out, tui.Approval{ID: id, Kind: "hook", Name: hookLabel(r), Detail: r.Command, Changed: r.Changed, From: hookFrom(r)})
 	}
 	for _, s := range g.rt.PendingServers() {
 		id := "mcp:" + s.Name
@@ -272,9 +273,25 @@ func (g *approvalGate) items() []tui.Approval {
 			continue
 		}
 		g.asked[id] = &gateItem{done: make(chan struct{})}
-		out = append(out, tui.Approval{ID: id, Kind: "mcp", Name: s.Name, Detail: runtime.DescribeSpec(s)})
+		out = append(out, tui.Approval{ID: id, Kind: "mcp", Name: s.Name, Detail: runtime.DescribeSpec(s), From: "this workspace"})
 	}
 	return out
+}
+
+// hookFrom says where an unapproved hook comes from, in the user's terms.
+func hookFrom(r hooks.ApprovalRequest) string {
+	if r.Hook == nil {
+		return ""
+	}
+	switch r.Hook.Scope {
+	case schema.ScopeFlag:
+		return "--ext " + r.Hook.Dir
+	case schema.ScopeStore:
+		return "a downloaded extension"
+	case schema.ScopeWorkspace:
+		return "this workspace"
+	}
+	return string(r.Hook.Scope)
 }
 
 func hookLabel(r hooks.ApprovalRequest) string {

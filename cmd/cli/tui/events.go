@@ -109,6 +109,7 @@ type Approval struct {
 	Name    string
 	Detail  string // command line or URL
 	Changed bool   // approved before with other content
+	From    string // where it comes from: "this workspace", "--ext", "a downloaded extension"
 }
 
 // ApprovalsNeeded lists what needs approval before the session starts.

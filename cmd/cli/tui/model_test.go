@@ -202,6 +202,20 @@ func TestStartApprovals(t *testing.T) {
 	mustContain(t, v, "approved hook fmt-on-save", "skipped mcp github", "> ")
 }
 
+// The start dialog says where each item comes from: a --ext extension's
+// hook is not "from this workspace" (issue 18).
+func TestStartApprovalsSayWhereFrom(t *testing.T) {
+	m, _ := newModel(t)
+	send(m, ApprovalsNeeded{Items: []Approval{
+		{ID: "h1", Kind: "hook", Name: "guard/check (before_tool, flag)", Detail: "sh check.sh", From: "--ext /src/guard"},
+		{ID: "m1", Kind: "mcp", Name: "db", Detail: "node db.js", From: "this workspace"},
+	}})
+	v := plain(m)
+	mustContain(t, v, "These have not been approved (or changed since):",
+		"hook guard/check (before_tool, flag) from --ext /src/guard: sh check.sh", "mcp db from this workspace: node db.js")
+	mustNotContain(t, v, "come from this workspace")
+}
+
 func TestStatusLine(t *testing.T) {
 	m, _ := newModel(t)
 	send(m, MCPChanged{Server: MCPServer{Name: "github", State: "starting"}},

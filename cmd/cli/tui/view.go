@@ -472,7 +472,7 @@ func (m *Model) approvalView() string {
 	w := m.width - 4
 	var b strings.Builder
 	b.WriteString(lipgloss.NewStyle().Bold(true).Render("Approve before the session starts") + "\n")
-	b.WriteString(stDim.Render("These come from this workspace and have not been approved (or changed since):") + "\n")
+	b.WriteString(stDim.Render("These have not been approved (or changed since):") + "\n")
 	for i, a := range m.approve {
 		mark := "  "
 		if i == 0 {
@@ -482,7 +482,11 @@ func (m *Model) approvalView() string {
 		if a.Changed {
 			changed = stWarn.Render(" (changed)")
 		}
-		line := fmt.Sprintf("%s%s %s%s: %s", mark, a.Kind, a.Name, changed, a.Detail)
+		from := ""
+		if a.From != "" {
+			from = " from " + a.From
+		}
+		line := fmt.Sprintf("%s%s %s%s%s: %s", mark, a.Kind, a.Name, from, changed, a.Detail)
 		b.WriteString(truncate.StringWithTail(line, uint(w-2), "…") + "\n")
 	}
 	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[a] approve   [s] skip"))
