@@ -41,6 +41,13 @@ manifest. The URL may be https, ssh (git@host:path), file:// or a local
 repository path; the ref a tag, a branch or a commit (default: the remote's
 HEAD).
 
+The extension may be an ollm extension (manifest.json), a Gemini CLI
+extension (gemini-extension.json) or a Claude Code plugin
+(.claude-plugin/plugin.json); a plugin inside a Claude Code marketplace
+repository is added with --subdir and its folder (adding the marketplace
+itself lists each plugin's --subdir). ` + "`ollm ext info NAME`" + ` shows what
+of a plugin was imported and what was skipped, and why.
+
 The extension's manifest is fetched and validated first: an invalid one is
 refused (exit 2) before anything is written. A source of the same name that
 ollm.cue already declares from elsewhere is refused (exit 2) unless
@@ -50,7 +57,8 @@ fails, ollm.cue is restored.`,
 		Args: exactArgs(1),
 		Example: `  ollm ext add https://example.com/you/ollm-guard.git@v1.2.0
   ollm ext add git@example.com:team/tools.git --subdir extensions/lint --name lint
-  ollm ext add ../guard-repo@main`,
+  ollm ext add ../guard-repo@main
+  ollm ext add https://example.com/team/claude-plugins.git --subdir plugins/guard`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Arg = args[0]
 			return extAddRun(opts)
