@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -241,9 +242,49 @@ func gate(opts *ToolsCallOptions, t tool.Tool, inv tool.Invocation, d policy.Dec
 	return nil
 }
 
+// writeConfirmation shows a confirmation on a terminal as a person reads
+// it: the call, where, what, why, and a diff as a diff (not JSON with the
+// diff as an escaped string).
 func writeConfirmation(w io.Writer, det policy.Details) {
-	data, _ := json.MarshalIndent(det, "", "  ")
-	fmt.Fprintf(w, "%s\n", data)
+	head := det.Tool
+	if det.Kind != "" || det.Risk != "" {
+		head += " (" + joinNonEmpty(", ", string(det.Kind), riskLabel(det.Risk)) + ")"
+	}
+	if det.Description != "" {
+		head += ": " + det.Description
+	}
+	fmt.Fprintln(w, head)
+	row := func(label, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "  %-8s %s\n", label+":", v)
+		}
+	}
+	row("where", strings.Join(det.Locations, ", "))
+	row("command", det.Command)
+	if det.Rule != nil {
+		row("rule", det.Rule.Label())
+	}
+	row("reason", det.Reason)
+	row("message", det.Message)
+	if det.Diff == "" && det.Command == "" && len(det.Params) > 0 && string(det.Params) != "{}" && string(det.Params) != "null" {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, det.Params, "    ", "  ") == nil {
+			fmt.Fprintf(w, "  args:\n    %s\n", pretty.String())
+		}
+	}
+	if det.Diff != "" {
+		fmt.Fprintln(w, "  diff:")
+		for _, l := range strings.Split(strings.TrimRight(det.Diff, "\n"), "\n") {
+			fmt.Fprintln(w, "    "+l)
+		}
+	}
+}
+
+func riskLabel(r tool.Risk) string {
+	if r == "" {
+		return ""
+	}
+	return "risk " + string(r)
 }
 
 func promptYesNo(io *IOStreams, q string) (bool, error) {
