@@ -131,6 +131,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		return err
 	}
 	ui.Attach(sess)
+	ui.Replay(history) // --resume: the user sees what the model remembers
 
 	m := tui.New(ui, tui.Options{Style: glamourStyle()})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))

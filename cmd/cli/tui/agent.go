@@ -10,6 +10,7 @@ import (
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
@@ -87,6 +88,29 @@ func (r *AgentRuntime) close() {
 	r.closed = true
 	r.cond.Broadcast()
 	r.mu.Unlock()
+}
+
+// Replay shows a resumed session's history: its user prompts and the
+// answers, then a line saying how much came before. Tool calls and
+// results are counted, not redrawn.
+func (r *AgentRuntime) Replay(history []llm.Message) {
+	if len(history) == 0 {
+		return
+	}
+	var evs []Event
+	tools := 0
+	for _, m := range history {
+		switch {
+		case m.Role == llm.RoleUser && m.Content != "":
+			evs = append(evs, Replayed{Role: "user", Text: m.Content})
+		case m.Role == llm.RoleAssistant && m.Content != "":
+			evs = append(evs, Replayed{Role: "assistant", Text: m.Content})
+		case m.Role == llm.RoleTool:
+			tools++
+		}
+	}
+	evs = append(evs, Notice{Text: fmt.Sprintf("resumed: %d earlier messages (%d tool results not shown)", len(history), tools)})
+	r.push(evs...)
 }
 
 // push queues ev without blocking: agent.Config.OnEvent must not block.

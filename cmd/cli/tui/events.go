@@ -86,6 +86,10 @@ type SystemMessage struct{ Hook, Text string }
 // Notice is something the user should know.
 type Notice struct{ Text string }
 
+// Replayed is a message of a resumed session's history, shown as it was
+// before the first new prompt: Role "user" or "assistant".
+type Replayed struct{ Role, Text string }
+
 // ErrorEvent is a failure the session survives.
 type ErrorEvent struct{ Err string }
 
@@ -129,6 +133,7 @@ func (ConfirmResolved) event()  {}
 func (Blocked) event()          {}
 func (SystemMessage) event()    {}
 func (Notice) event()           {}
+func (Replayed) event()         {}
 func (ErrorEvent) event()       {}
 func (TurnDone) event()         {}
 func (ContextChanged) event()   {}

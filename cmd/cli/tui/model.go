@@ -266,6 +266,15 @@ func (m *Model) handle(ev Event) {
 		m.info("system", fmt.Sprintf("[%s] %s", e.Hook, e.Text))
 	case Notice:
 		m.info("info", e.Text)
+	case Replayed:
+		switch e.Role {
+		case "user":
+			m.entries = append(m.entries, &entry{kind: "user", text: e.Text})
+		case "assistant":
+			md := NewMarkdown(m.width, m.opt.Style)
+			md.Reset(e.Text)
+			m.entries = append(m.entries, &entry{kind: "assistant", md: md})
+		}
 	case ErrorEvent:
 		m.endStream()
 		m.info("error", e.Err)
