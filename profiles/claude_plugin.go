@@ -452,6 +452,14 @@ func pluginServer(s schema.MCPServer) schema.MCPServer {
 			m[k] = r.Replace(v)
 		}
 	}
+	if s.Transport == "stdio" {
+		if s.Env == nil {
+			s.Env = map[string]string{}
+		}
+		if _, set := s.Env["CLAUDE_PLUGIN_ROOT"]; !set {
+			s.Env["CLAUDE_PLUGIN_ROOT"] = "${extensionPath}" // as Claude Code gives its plugin servers
+		}
+	}
 	return s
 }
 

@@ -141,7 +141,7 @@ func TestClaudePluginLoads(t *testing.T) {
 		t.Errorf("plain: %+v", s)
 	}
 	srv := m.MCPServers["notes"]
-	if srv.Args[0] != "${extensionPath}/s.js" || srv.Env["ROOT"] != "${extensionPath}" {
+	if srv.Args[0] != "${extensionPath}/s.js" || srv.Env["ROOT"] != "${extensionPath}" || srv.Env["CLAUDE_PLUGIN_ROOT"] != "${extensionPath}" {
 		t.Errorf("server: %+v", srv)
 	}
 	var skipped []string

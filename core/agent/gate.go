@@ -124,7 +124,7 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 	p.t, p.readOnly = t, s.cfg.ReadOnly(t)
 
 	out, blocked := s.hook(ctx, hooks.BeforeTool, func() map[string]any {
-		return map[string]any{"tool_name": c.Name, "args": argsValue(p.args)}
+		return map[string]any{"tool_name": c.Name, "args": argsValue(p.args), "tool_call_id": c.ID}
 	})
 	s.addSystemAfter(out, hooks.BeforeTool, true)
 	if blocked != nil {
@@ -252,7 +252,7 @@ func (s *Session) execute(ctx context.Context, n int, p *pending) {
 // the result) and emits on_file_change for every file the call wrote.
 func (s *Session) afterTool(ctx context.Context, n int, p *pending) {
 	out, blocked := s.hook(ctx, hooks.AfterTool, func() map[string]any {
-		return map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel}
+		return map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID}
 	})
 	s.addSystemAfter(out, hooks.AfterTool, true)
 	if blocked != nil {

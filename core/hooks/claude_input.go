@@ -14,6 +14,7 @@ func claudeHookInput(h *Hook, e Event, data map[string]any, s Session) map[strin
 	if s.PermissionMode != "" {
 		m["permission_mode"] = s.PermissionMode
 	}
+	copyAs(m, data, "tool_call_id", "tool_use_id")
 	if r, ok := data["result"]; ok {
 		tool, _ := data["tool_name"].(string)
 		args, _ := data["args"].(map[string]any)

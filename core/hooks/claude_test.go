@@ -83,9 +83,9 @@ func TestClaudeInputFields(t *testing.T) {
 	if in["reason"] != "other" || in["permission_mode"] != "default" {
 		t.Errorf("SessionEnd: %v", in)
 	}
-	in = claudeInputOf(t, h, AfterTool, map[string]any{"tool_name": "write_file", "args": map[string]any{"path": "a.txt"}, "result": "wrote a.txt"}, s)
+	in = claudeInputOf(t, h, AfterTool, map[string]any{"tool_name": "write_file", "args": map[string]any{"path": "a.txt"}, "result": "wrote a.txt", "tool_call_id": "call_1"}, s)
 	resp, _ := in["tool_response"].(map[string]any)
-	if in["tool_name"] != "Write" || resp["filePath"] != "a.txt" || resp["success"] != true || resp["output"] != "wrote a.txt" {
+	if in["tool_name"] != "Write" || in["tool_use_id"] != "call_1" || resp["filePath"] != "a.txt" || resp["success"] != true || resp["output"] != "wrote a.txt" {
 		t.Errorf("PostToolUse: %v", in)
 	}
 	in = claudeInputOf(t, h, AfterTool, map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls"}, "result": "a\n"}, s)
