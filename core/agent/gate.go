@@ -202,7 +202,11 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 		if d.Rule != nil {
 			by = d.Rule.Label()
 		}
-		s.publish(Event{Type: EvBlocked, Turn: n, Block: &Block{Event: "confirmation", By: by, Reason: r.Feedback},
+		reason := r.Feedback
+		if reason == "" {
+			reason = "you answered no" // never a bare "blocked: shell:"
+		}
+		s.publish(Event{Type: EvBlocked, Turn: n, Block: &Block{Event: "confirmation", By: by, Reason: reason},
 			Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Args: p.args}})
 		if r.Headless {
 			return p.refuse(tool.ErrPolicy, "%s", r.Feedback)

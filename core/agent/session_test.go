@@ -325,6 +325,16 @@ func TestAskAnswers(t *testing.T) {
 				if !strings.Contains(tm[0].Content, "the user denied this call") {
 					t.Fatalf("result = %q", tm[0].Content)
 				}
+				// The block names what happened even without feedback.
+				bs := f.rec.of(EvBlocked)
+				if len(bs) != 2 {
+					t.Fatalf("%d blocked events, want 2", len(bs))
+				}
+				for _, e := range bs {
+					if e.Block.Event != "confirmation" || e.Block.Reason != "you answered no" {
+						t.Fatalf("block = %+v", e.Block)
+					}
+				}
 			case "":
 				if !strings.Contains(tm[0].Content, `rule rules[0] "writes-ask"`) || !strings.Contains(tm[0].Content, "no one can answer") {
 					t.Fatalf("result = %q", tm[0].Content)
