@@ -98,19 +98,19 @@ func Aliases(e Event) []string {
 // Fields lists the event-specific data fields each event carries
 // (requirement 9); session_id is added to every event by the engine.
 var Fields = map[Event][]string{
-	SessionStart:        {"session_id"},
-	SessionEnd:          {"session_id", "messages"},
+	SessionStart:        {"session_id", "source", "model"},
+	SessionEnd:          {"session_id", "messages", "reason"},
 	BeforeAgent:         {"prompt", "context"},
 	AfterAgent:          {"response", "tool_calls"},
 	BeforeModel:         {"messages", "model"},
 	AfterModel:          {"response", "tokens"},
 	BeforeToolSelection: {"available_tools", "model", "messages"},
-	BeforeTool:          {"tool_name", "args"},
-	AfterTool:           {"tool_name", "args", "result"},
+	BeforeTool:          {"tool_name", "args", "tool_call_id"},
+	AfterTool:           {"tool_name", "args", "result", "tool_call_id"},
 	OnError:             {"error", "operation"},
 	OnFileChange:        {"file", "changes"},
 	OnContextOverflow:   {"context"},
-	OnApprovalRequest:   {"operation", "details", "requester"},
+	OnApprovalRequest:   {"operation", "details", "requester", "tool_name", "args"},
 	OnGitCommit:         {"files", "message", "branch"},
 	Custom:              {"eventName", "data", "source"},
 }
