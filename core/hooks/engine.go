@@ -79,10 +79,10 @@ type Result struct {
 	Skipped   string        `json:"skipped,omitempty"` // why it did not run
 	// FailClosed: the hook is failClosed, so a failure blocked the
 	// operation (Blocked is set too).
-	FailClosed bool `json:"failClosed,omitempty"`
-	Async     bool          `json:"async,omitempty"`
-	Blocked   bool          `json:"blocked,omitempty"`
-	Message   string        `json:"message,omitempty"` // its system message
+	FailClosed bool   `json:"failClosed,omitempty"`
+	Async      bool   `json:"async,omitempty"`
+	Blocked    bool   `json:"blocked,omitempty"`
+	Message    string `json:"message,omitempty"` // its system message
 }
 
 // Outcome is the folded answer of every hook of one event.
