@@ -3,7 +3,6 @@ package profiles
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -12,6 +11,7 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -162,7 +162,7 @@ func labelText(name string) string {
 	return string(q)
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRE = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // findStruct returns the struct literal at path among decls, looking into
 // every field of that name (CUE allows a field to be declared twice).

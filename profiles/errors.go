@@ -2,12 +2,13 @@ package profiles
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/token"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // Diagnostic is one validation error at a position.
@@ -132,7 +133,7 @@ func diagnostics(err error, userPos func(path []string) token.Pos) []Diagnostic 
 	return out
 }
 
-var conflictRE = regexp.MustCompile(`conflicting values (.+?) and (.+?)(?: \(mismatched types .*\))?$`)
+var conflictRE = lazyre.New(`conflicting values (.+?) and (.+?)(?: \(mismatched types .*\))?$`)
 
 // collapseDisjunction turns CUE's one-error-per-alternative report for a
 // value that matches none of a disjunction into one diagnostic listing the

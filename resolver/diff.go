@@ -3,10 +3,10 @@ package resolver
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -52,7 +52,7 @@ func ExtensionWants(p schema.Profile) []Want {
 	return out
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazyre.New(`[^A-Za-z0-9._-]+`)
 
 // ProfileWants lists the team profiles of extends, in order. Each is named
 // after the last element of its subdir, or else its repository (without

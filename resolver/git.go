@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/memory"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/store"
 )
 
@@ -78,7 +78,7 @@ func (localLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
 	return filesystem.NewStorage(osfs.New(p), cache.NewObjectLRUDefault()), nil
 }
 
-var shaRE = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var shaRE = lazyre.New(`^[0-9a-f]{40}$`)
 
 // IsCommit reports whether ref is a full commit SHA.
 func IsCommit(ref string) bool { return shaRE.MatchString(ref) }

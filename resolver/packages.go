@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -87,7 +87,7 @@ func parseLaunch(command string, args []string) (launch, bool) {
 	return launch{}, false
 }
 
-var exactVersion = regexp.MustCompile(`^v?\d+(\.\d+)*([-+.][0-9A-Za-z.+-]*)?$`)
+var exactVersion = lazyre.New(`^v?\d+(\.\d+)*([-+.][0-9A-Za-z.+-]*)?$`)
 
 // splitSpec splits a package spec into name and version ("" when absent).
 // ok is false for specs that are not registry packages (URLs, paths).

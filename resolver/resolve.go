@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -173,7 +173,7 @@ func (r *Resolver) ensureOne(ctx context.Context, req Request, w Want, old *sche
 	return r.install(ctx, w, e, url, keep, req.Offline)
 }
 
-var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
+var scpLike = lazyre.New(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
 
 // GitURL is the URL go-git fetches: URLs and scp-like addresses as
 // written, local repository paths made absolute against base (the

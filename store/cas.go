@@ -10,12 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/gofrs/flock"
 	"golang.org/x/mod/sumdb/dirhash"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // ExecEntry is the name of the synthetic entry that folds executable bits
@@ -126,7 +127,7 @@ type CAS struct{ Dir string }
 // NewCAS returns the store rooted at dir (Home.Store()).
 func NewCAS(dir string) *CAS { return &CAS{Dir: dir} }
 
-var entryNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var entryNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // EntryName is the directory name of (hash, name): the hex of the sha256
 // the h1 hash carries, a dash, and the name.

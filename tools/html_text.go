@@ -1,11 +1,12 @@
 package tools
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // htmlToText renders the readable text of an HTML document: scripts,
@@ -46,7 +47,7 @@ var blockTags = map[string]bool{
 	"dl": true, "dt": true, "dd": true, "hr": true, "br": true, "figure": true, "aside": true,
 }
 
-var spaces = regexp.MustCompile(`[ \t\r\n\f]+`)
+var spaces = lazyre.New(`[ \t\r\n\f]+`)
 
 func (r *textRenderer) node(n *html.Node) {
 	switch n.Type {

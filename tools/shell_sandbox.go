@@ -6,11 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // sandboxed wraps a shell command in the configured sandbox. It returns a
@@ -46,15 +46,15 @@ func (e *env) sandboxName() string {
 }
 
 var (
-	deniedPath = regexp.MustCompile(`(?:'([^']+)'|"([^"]+)"|([^\s:'"]+)): (?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy)`)
-	noNetwork  = regexp.MustCompile(`(?i)network is unreachable|connection refused|temporary failure in name resolution|could not resolve host|name or service not known|no address associated with hostname|failed to resolve`)
+	deniedPath = lazyre.New(`(?:'([^']+)'|"([^"]+)"|([^\s:'"]+)): (?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy)`)
+	noNetwork  = lazyre.New(`(?i)network is unreachable|connection refused|temporary failure in name resolution|could not resolve host|name or service not known|no address associated with hostname|failed to resolve`)
 	// Landlock refuses a TCP connect with EACCES: "Permission denied" next
 	// to a word about connecting.
-	tcpDenied = regexp.MustCompile(`(?i)(connect|connection|socket|urlopen|tcp|dial)[^\n]*(permission denied|operation not permitted)|(permission denied|operation not permitted)[^\n]*(connect|socket)`)
+	tcpDenied = lazyre.New(`(?i)(connect|connection|socket|urlopen|tcp|dial)[^\n]*(permission denied|operation not permitted)|(permission denied|operation not permitted)[^\n]*(connect|socket)`)
 	// Python and others name the path after the error.
-	deniedAfter = regexp.MustCompile(`(?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy): '([^']+)'`)
-	connecting  = regexp.MustCompile(`(?i)connect|socket|urlopen`)
-	denied      = regexp.MustCompile(`(?i)permission denied|operation not permitted`)
+	deniedAfter = lazyre.New(`(?:Permission denied|Operation not permitted|Read-only file system|Device or resource busy): '([^']+)'`)
+	connecting  = lazyre.New(`(?i)connect|socket|urlopen`)
+	denied      = lazyre.New(`(?i)permission denied|operation not permitted`)
 )
 
 // explainDenial turns what a program printed when the sandbox stopped it

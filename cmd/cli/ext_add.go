@@ -6,11 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/resolver"
 	"github.com/ollm/ollm/schema"
@@ -72,7 +72,7 @@ fails, ollm.cue is restored.`,
 	return cmd
 }
 
-var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
+var scpLike = lazyre.New(`^[A-Za-z0-9._-]+@[A-Za-z0-9._-]+:`)
 
 // splitRef splits URL@ref. The ref is taken only from an @ after the last
 // '/' and ':' so user@host:path (scp syntax) keeps its user.

@@ -7,13 +7,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
@@ -260,7 +260,7 @@ func (o *MCPEditOptions) edit(pf profileFiles, edit func([]byte) ([]byte, error)
 }
 
 // nameRE is the profile schema's #Name.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var nameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // mcpServerFromFlags builds the server `ollm mcp add` declares.
 func mcpServerFromFlags(name, command, rawURL, transport string, env, headers []string) (schema.MCPServer, error) {

@@ -3,9 +3,10 @@ package mcp
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // ToolKey identifies an MCP tool: its server and its own name. Its String
@@ -25,7 +26,7 @@ func ParseToolKey(s string) (ToolKey, bool) {
 }
 
 // ModelNamePattern is what model providers accept as a tool name.
-var ModelNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var ModelNamePattern = lazyre.New(`^[a-zA-Z0-9_-]{1,64}$`)
 
 const maxModelName = 64
 
