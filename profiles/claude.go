@@ -35,9 +35,9 @@ var claudeEvents = map[string]string{
 	"UserPromptSubmit": "before_agent", "Stop": "after_agent",
 	"SessionStart": "session_start", "SessionEnd": "session_end",
 	"PreCompact": "on_context_overflow", "Notification": "on_approval_request",
-	"PermissionRequest": "on_approval_request",
+	"PermissionRequest": "on_approval_request", "PostToolUseFailure": "after_tool",
 
-	"Setup": "", "SubagentStart": "", "SubagentStop": "", "PostToolUseFailure": "",
+	"Setup": "", "SubagentStart": "", "SubagentStop": "",
 	"PostToolBatch": "", "PermissionDenied": "", "StopFailure": "", "UserPromptExpansion": "",
 	"TaskCreated": "", "TaskCompleted": "", "TeammateIdle": "", "InstructionsLoaded": "",
 	"ConfigChange": "", "CwdChanged": "", "FileChanged": "", "WorktreeCreate": "",

@@ -256,7 +256,7 @@ func (s *Session) execute(ctx context.Context, n int, p *pending) {
 // the result) and emits on_file_change for every file the call wrote.
 func (s *Session) afterTool(ctx context.Context, n int, p *pending) {
 	out, blocked := s.hook(ctx, hooks.AfterTool, func() map[string]any {
-		return map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID}
+		return afterToolData(p)
 	})
 	s.addSystemAfter(out, hooks.AfterTool, true)
 	if blocked != nil {

@@ -1,6 +1,9 @@
 package agent
 
-import "github.com/ollm/ollm/core/hooks"
+import (
+	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/tool"
+)
 
 // hookSessionInfo is what hooks are told about the session beyond its id:
 // the transcript file and the permission mode (Claude Code's words for
@@ -14,4 +17,16 @@ func (s *Session) hookSessionInfo() hooks.SessionInfo {
 		info.PermissionMode = hooks.ClaudePermissionMode(string(p.Mode()))
 	}
 	return info
+}
+
+// afterToolData is what after_tool hooks read; a failed call also has its
+// error (and interrupted when it was cancelled), which Claude Code's
+// PostToolUseFailure hooks read.
+func afterToolData(p *pending) map[string]any {
+	d := map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID}
+	if e := p.res.Error; e != nil {
+		d["error"] = string(e.Kind) + ": " + e.Message
+		d["interrupted"] = e.Kind == tool.ErrCancelled
+	}
+	return d
 }

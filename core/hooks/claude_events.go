@@ -19,7 +19,6 @@ var claudeOnly = map[string]string{
 	"Setup":               "ollm has no install or maintenance run",
 	"SubagentStart":       "ollm has no subagents",
 	"SubagentStop":        "ollm has no subagents",
-	"PostToolUseFailure":  "ollm reports a failed tool call as its result (after_tool) or as on_error, not as a separate event",
 	"PostToolBatch":       "ollm has no tool-batch event",
 	"PermissionDenied":    "ollm has no event after a refused call; a before_tool or on_approval_request hook sees the call",
 	"StopFailure":         "ollm reports model errors as on_error, whose input differs",
@@ -77,7 +76,25 @@ func ClaudeEventName(e Event, alias string) string {
 var claudeEventNames = map[string]bool{
 	"PreToolUse": true, "PostToolUse": true, "UserPromptSubmit": true, "Stop": true,
 	"SessionStart": true, "SessionEnd": true, "Notification": true, "PreCompact": true,
-	"PermissionRequest": true,
+	"PermissionRequest": true, "PostToolUseFailure": true,
+}
+
+// claudeOutcome: Claude Code splits after_tool by the call's outcome. A
+// hook declared as PostToolUseFailure runs only for a failed call (the
+// data has an error), a claude-dialect PostToolUse hook only for one that
+// succeeded. It is true for every other hook.
+func claudeOutcome(h *Hook, e Event, data map[string]any) bool {
+	if e != AfterTool {
+		return true
+	}
+	_, failed := data["error"]
+	switch {
+	case h.Def.Event == "PostToolUseFailure":
+		return failed
+	case h.Def.Event == "PostToolUse" && h.Dialect() == DialectClaude:
+		return !failed
+	}
+	return true
 }
 
 // SessionInfo is what a session knows at an event beyond its id and

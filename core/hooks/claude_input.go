@@ -28,6 +28,12 @@ func claudeHookInput(h *Hook, e Event, data map[string]any, s Session) map[strin
 		if model, ok := data["model"].(string); ok {
 			m["model"] = model
 		}
+	case AfterTool:
+		if name == "PostToolUseFailure" {
+			delete(m, "tool_response")
+			m["error"] = str(data["error"])
+			m["is_interrupt"] = data["interrupted"] == true
+		}
 	case SessionEnd:
 		if _, ok := m["reason"]; !ok {
 			m["reason"] = "other"

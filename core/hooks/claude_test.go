@@ -138,3 +138,33 @@ func TestClaudePluginHookRunsInProject(t *testing.T) {
 		t.Errorf("ran in %q (%v), want %s", got, err, project)
 	}
 }
+
+// PostToolUseFailure is after_tool for a failed call; a claude PostToolUse
+// hook runs only when the call succeeded.
+func TestClaudeToolOutcome(t *testing.T) {
+	ok := &Hook{Name: "ok", Event: AfterTool, Def: schema.Hook{Event: "PostToolUse", Dialect: DialectClaude, Matcher: "Read"}}
+	failed := &Hook{Name: "failed", Event: AfterTool, Def: schema.Hook{Event: "PostToolUseFailure", Dialect: DialectClaude, Matcher: "Read"}}
+	plain := &Hook{Name: "plain", Event: AfterTool, Def: schema.Hook{Event: "after_tool"}}
+	reg := NewRegistry(ok, failed, plain)
+	names := func(data map[string]any) string {
+		var out []string
+		for _, h := range Plan(reg, AfterTool, data) {
+			out = append(out, h.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := names(map[string]any{"tool_name": "read_file", "result": "x"}); got != "ok plain" {
+		t.Errorf("success: %s", got)
+	}
+	fail := map[string]any{"tool_name": "read_file", "args": map[string]any{"path": "m"}, "result": "", "error": "not_found: m", "interrupted": false}
+	if got := names(fail); got != "failed plain" {
+		t.Errorf("failure: %s", got)
+	}
+	if got := names(map[string]any{"tool_name": "shell", "error": "exec: x"}); got != "plain" {
+		t.Errorf("matcher: %s", got)
+	}
+	in := claudeInputOf(t, failed, AfterTool, fail, Session{ID: "s"})
+	if in["hook_event_name"] != "PostToolUseFailure" || in["error"] != "not_found: m" || in["is_interrupt"] != false || in["tool_response"] != nil || in["tool_name"] != "Read" {
+		t.Errorf("input: %v", in)
+	}
+}

@@ -63,6 +63,9 @@ func Plan(reg *Registry, e Event, data map[string]any) []*Hook {
 	subject, has := matchSubject(e, data)
 	out := all[:0:0]
 	for _, h := range all {
+		if !claudeOutcome(h, e, data) {
+			continue
+		}
 		if h.Def.Matcher == "" || !has || Matches(h.Def.Matcher, subject) ||
 			(h.Dialect() == DialectClaude && Matches(h.Def.Matcher, ClaudeToolName(subject))) ||
 			(h.Dialect() == DialectGemini && Matches(h.Def.Matcher, GeminiToolName(subject))) {
