@@ -52,6 +52,10 @@ type Model struct {
 // Agent holds the loop's limits.
 type Agent struct {
 	MaxTurns int `json:"maxTurns"`
+	// ContextFiles are the names of the project instruction files read
+	// into the system prompt (none: OLLM.md, AGENTS.md, GEMINI.md,
+	// CLAUDE.md).
+	ContextFiles []string `json:"contextFiles,omitempty"`
 }
 
 // Hooks configures the hook system and declares profile-level hooks.
@@ -138,7 +142,10 @@ type MCPOAuth struct {
 // MCPOverride adjusts one server by name, whichever layer declared it.
 // Extension servers are named "<extension>:<server>".
 type MCPOverride struct {
-	Enabled      *bool             `json:"enabled,omitempty"`
+	Enabled *bool `json:"enabled,omitempty"`
+	// Cwd replaces the server's working directory (relative: to the
+	// workspace; ${workspacePath} and ${extensionPath} work).
+	Cwd          string            `json:"cwd,omitempty"`
 	Timeout      int               `json:"timeout,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	IncludeTools []string          `json:"includeTools,omitempty"`

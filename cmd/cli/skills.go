@@ -24,12 +24,15 @@ type SkillsOptions struct {
 func newCmdSkills(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skills",
-		Short: "List, show and render skills (named prompt templates)",
-		Long: `Skills are prompt templates with {placeholder}s, from the profile's skills,
-folder skills (<dir>/<skill>/SKILL.md with name and description front matter
-in $OLLM_HOME/skills and the workspace .ollm/skills) and enabled extensions
-(their manifest and their skills/ folder). When two extensions use the same
-name, call them as extension:skill.`,
+		Short: "List, show and render skills (named prompts and Agent Skills)",
+		Long: `Skills are prompt templates with {placeholder}s (the profile's skills, an
+extension manifest's skills, MCP prompts), Agent Skills (<dir>/<skill>/SKILL.md
+with name and description front matter, in $OLLM_HOME/skills, the workspace
+.ollm/skills and an extension's skills/: the body is instructions, with only
+the placeholders its front matter declares as arguments) and Gemini CLI
+commands (an extension's commands/*.toml). When two extensions use the same
+name, call them as extension:skill. In a session, /<name> [text] runs one;
+the model loads SKILL.md skills itself with activate_skill.`,
 		Example: `  ollm skills list
   ollm skills show review
   ollm skills render review file=main.go`,

@@ -106,9 +106,10 @@ func estimate(msgs []llm.Message) int {
 }
 
 // RunSkill renders the skill called name with values and runs it as the
-// prompt (the TUI's /<skill>).
+// prompt (the TUI's /<skill>). A Gemini CLI command's !{...} runs through
+// the gate first, its @{...} reads from the workspace.
 func (s *Session) RunSkill(ctx context.Context, reg *skills.Registry, name string, values map[string]string) (Reply, error) {
-	prompt, err := reg.Render(name, values)
+	prompt, err := reg.Expand(ctx, name, values, sessionInjector{s})
 	if err != nil {
 		return Reply{}, err
 	}

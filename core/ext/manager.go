@@ -295,6 +295,8 @@ func (m *Manager) activate(ctx context.Context, e *entry) error {
 		}
 		folder, ferrs := skills.LoadDir(filepath.Join(e.ext.Dir, "skills"), name)
 		errs = append(errs, ferrs...)
+		cmds, cerrs := skills.LoadCommands(filepath.Join(e.ext.Dir, "commands"), name) // Gemini CLI's commands/*.toml
+		folder, errs = append(folder, cmds...), append(errs, cerrs...)
 		for _, sk := range folder {
 			if err := m.opts.Skills.Add(sk); err != nil {
 				errs = append(errs, fmt.Errorf("extension %s: %w", name, err))
@@ -356,6 +358,7 @@ func (m *Manager) specs(e *entry) []mcp.Spec {
 	prof.MCP.Servers = nil
 	specs := mcp.Specs(&schema.Resolved{Profile: prof, Extensions: []schema.Extension{e.ext}})
 	for i := range specs {
+		overrideCwd(&specs[i], prof.MCP.Overrides[specs[i].Name], m.res.Workspace)
 		specs[i].SettingsEnv = e.env
 		if !m.res.Profile.MCP.Enabled {
 			specs[i].Config.Enabled = false

@@ -267,6 +267,7 @@ func (s *MCPServers) addPrompts(ctx context.Context, m *mcp.Manager, run *server
 			if !ok || name == "" {
 				continue
 			}
+			name = skills.CommandName(name) // "git:commit" is /git-commit
 			if err := s.Skills.Add(skills.Skill{Name: name, Description: sk.Description, Prompt: sk.Prompt,
 				Source: skills.SourceMCP, Extension: run.ext}); err != nil {
 				errs = append(errs, fmt.Errorf("MCP server %s: prompt %s: %w", srv, name, err))

@@ -308,6 +308,7 @@ func (rt *Runtime) install(l *loaded) []string {
 		names[i] = t.Name()
 		set[t.Name()] = true
 	}
+	rt.Tools.Register(skills.NewTool(rt.Skills)) // activate_skill: the model loads SKILL.md bodies on demand
 	rt.builtinNames.Store(&set)
 
 	// Profile hooks; extension hooks join through the extension manager,
@@ -555,7 +556,7 @@ func (rt *Runtime) addPrompts(ctx context.Context, m *mcp.Manager) []string {
 func promptSkill(servers []string, s schema.Skill) (skills.Skill, bool) {
 	for _, srv := range servers {
 		if name, ok := strings.CutPrefix(s.Name, srv+":"); ok && name != "" {
-			return skills.Skill{Name: name, Description: s.Description, Prompt: s.Prompt, Source: skills.SourceMCP, Extension: srv}, true
+			return skills.Skill{Name: skills.CommandName(name), Description: s.Description, Prompt: s.Prompt, Source: skills.SourceMCP, Extension: srv}, true
 		}
 	}
 	return skills.Skill{}, false
@@ -835,7 +836,7 @@ func (rt *Runtime) AgentConfig() agent.Config {
 		Hooks: runtimeHooks{rt}, Policy: rt.Policy(), Bus: rt.Bus, SessionID: rt.SessionID, Cwd: rt.Workspace.Root,
 		MaxTurns: g.Profile.Agent.MaxTurns, ContextWindow: model.ContextWindow,
 		OnAlwaysAllow: rt.saveAlwaysAllow,
-		System:        systemPrompt(rt.Workspace.Root, rt.Ext.List()),
+		System:        rt.systemPrompt(),
 	}
 }
 

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -8,14 +9,17 @@ import (
 	"strings"
 
 	"github.com/ollm/ollm/core/ext"
+	"github.com/ollm/ollm/core/skills"
 )
 
 // maxContextFile bounds each context file read into the system prompt.
 const maxContextFile = 64 << 10
 
-// workspaceContextFiles are read from the workspace root, in this order,
-// when present: project instructions for agents.
-var workspaceContextFiles = []string{"OLLM.md", "AGENTS.md"}
+// DefaultContextFiles are the project instruction files read when the
+// profile's agent.contextFiles does not name others: ollm's own, then the
+// ones Codex and others (AGENTS.md), Gemini CLI (GEMINI.md) and Claude
+// Code (CLAUDE.md) read.
+var DefaultContextFiles = []string{"OLLM.md", "AGENTS.md", "GEMINI.md", "CLAUDE.md"}
 
 const basePrompt = `You are ollm, a coding agent in a terminal, working in the project at %s.
 Use the tools to look before you act: read files and search before you edit,
@@ -24,28 +28,101 @@ relative to the project root. Keep answers short and concrete; show code
 changes through the edit tools, not in prose. When a tool call is refused,
 say so and suggest what the user can do instead of retrying the same call.`
 
-// systemPrompt is the first message of a session: the base instructions,
-// then the workspace's OLLM.md or AGENTS.md, then the context file of every
-// active extension (a Gemini CLI extension's contextFileName). Each file
-// is capped, and a cut says so.
-func systemPrompt(root string, exts []ext.Info) string {
+// promptParts is what the system prompt is built from.
+type promptParts struct {
+	Root         string
+	ContextFiles []string // names looked for; nil: DefaultContextFiles
+	Exts         []ext.Info
+	Skills       []skills.Entry // the catalog offered to the model
+}
+
+// systemPrompt is the first message of a session: the base instructions;
+// the project's context files (each configured name, in the directories
+// from the repository's top, the nearest one holding .git, down to the
+// workspace root, as Gemini CLI and Claude Code read GEMINI.md and
+// CLAUDE.md; one copy of files with the same content); the context file of
+// every active extension (a Gemini CLI extension's contextFileName); and
+// the skills the model may load. Each file is capped, and a cut says so.
+// notes are problems the user should hear of (a missing context file).
+func systemPrompt(p promptParts) (prompt string, notes []string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, basePrompt, root)
-	for _, name := range workspaceContextFiles {
-		if text, ok := readContext(filepath.Join(root, name)); ok {
-			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n\n%s", name, text)
+	fmt.Fprintf(&b, basePrompt, p.Root)
+	names := p.ContextFiles
+	if len(names) == 0 {
+		names = DefaultContextFiles
+	}
+	var seen [][]byte
+	for _, dir := range contextDirs(p.Root) {
+		for _, name := range names {
+			path := filepath.Join(dir, name)
+			text, ok := readContext(path)
+			if !ok || containsBytes(seen, []byte(text)) {
+				continue
+			}
+			seen = append(seen, []byte(text))
+			label := name
+			if dir != p.Root {
+				label = path
+			}
+			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n\n%s", label, text)
 		}
 	}
-	for _, x := range exts {
+	for _, x := range p.Exts {
 		if !x.Active || x.Context == "" {
 			continue
 		}
-		if text, ok := readContext(filepath.Join(x.Dir, x.Context)); ok {
-			fmt.Fprintf(&b, "\n\n## Context from extension %s (%s)\n\n%s", x.Name, x.Context, text)
+		path := x.Context
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(x.Dir, path)
+		}
+		text, ok := readContext(path)
+		if !ok {
+			notes = append(notes, fmt.Sprintf("extension %s: context file %s (contextFileName) is missing or empty; the model does not get it", x.Name, path))
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n## Context from extension %s (%s)\n\n%s", x.Name, filepath.Base(path), text)
+	}
+	if len(p.Skills) > 0 {
+		fmt.Fprintf(&b, "\n\n## Skills\n\nSkills are instructions for particular tasks. When a task matches a skill's description, call %s with its name first and follow what it returns.\n", skills.ToolName)
+		for _, s := range p.Skills {
+			fmt.Fprintf(&b, "\n- %s: %s", s.Name, oneLine(s.Description))
 		}
 	}
-	return b.String()
+	return b.String(), notes
 }
+
+// contextDirs lists the directories context files are read from, the
+// outermost first: from the nearest ancestor of root holding .git down to
+// root; root alone outside a repository.
+func contextDirs(root string) []string {
+	if root == "" {
+		return nil
+	}
+	dirs := []string{root}
+	for d := root; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return []string{root} // no repository: the workspace alone
+		}
+		d = parent
+		dirs = append([]string{d}, dirs...)
+	}
+	return dirs
+}
+
+func containsBytes(list [][]byte, b []byte) bool {
+	for _, x := range list {
+		if bytes.Equal(x, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func readContext(path string) (string, bool) {
 	f, err := os.Open(path)
@@ -62,4 +139,21 @@ func readContext(path string) (string, bool) {
 		text = strings.TrimSpace(string(data[:maxContextFile])) + fmt.Sprintf("\n[%s cut at %d KiB]", filepath.Base(path), maxContextFile>>10)
 	}
 	return text, true
+}
+
+// systemPrompt builds the session's system prompt from the current
+// profile, extensions and skills; problems are passed to OnNotice.
+func (rt *Runtime) systemPrompt() string {
+	g := rt.Resolved()
+	p := promptParts{Root: rt.Workspace.Root, Exts: rt.Ext.List(), Skills: rt.Skills.Catalog()}
+	if g != nil {
+		p.ContextFiles = g.Profile.Agent.ContextFiles
+	}
+	text, notes := systemPrompt(p)
+	for _, n := range notes {
+		if rt.opts.OnNotice != nil {
+			rt.opts.OnNotice(n)
+		}
+	}
+	return text
 }

@@ -7,23 +7,62 @@ import (
 	"testing"
 
 	"github.com/ollm/ollm/core/ext"
+	"github.com/ollm/ollm/core/skills"
 )
 
 func TestSystemPrompt(t *testing.T) {
 	root, extDir := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte("Run `make test` before you finish.\n"), 0o644)
 	os.WriteFile(filepath.Join(extDir, "GEMINI.md"), []byte(strings.Repeat("x", maxContextFile+10)), 0o644)
-	got := systemPrompt(root, []ext.Info{
+	got, notes := systemPrompt(promptParts{Root: root, Exts: []ext.Info{
 		{Name: "gem", Dir: extDir, Context: "GEMINI.md", Active: true},
 		{Name: "off", Dir: extDir, Context: "GEMINI.md", Active: false},
-	})
+		{Name: "lost", Dir: extDir, Context: "MISSING.md", Active: true},
+	}, Skills: []skills.Entry{{Name: "pdf", Skill: skills.Skill{Description: "Fill PDF\n  forms"}}}})
 	for _, want := range []string{"working in the project at " + root, "## Project instructions (AGENTS.md)", "Run `make test`",
-		"## Context from extension gem (GEMINI.md)", "[GEMINI.md cut at 64 KiB]"} {
+		"## Context from extension gem (GEMINI.md)", "[GEMINI.md cut at 64 KiB]",
+		"## Skills", "call activate_skill with its name", "- pdf: Fill PDF forms"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
 	}
 	if strings.Contains(got, "extension off") {
 		t.Error("an inactive extension's context reached the prompt")
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "extension lost: context file "+filepath.Join(extDir, "MISSING.md")+" (contextFileName) is missing") {
+		t.Errorf("notes %q: the missing context file is not reported", notes)
+	}
+}
+
+// GEMINI.md and CLAUDE.md are read as Gemini CLI and Claude Code read
+// them: from the repository's top down to the workspace; a CLAUDE.md
+// that is AGENTS.md (a link, or the same text) once; names configurable.
+func TestSystemPromptContextFiles(t *testing.T) {
+	repo := t.TempDir()
+	ws := filepath.Join(repo, "svc", "api")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(repo, "GEMINI.md"), []byte("repo-wide gemini rules"), 0o644)
+	os.WriteFile(filepath.Join(repo, "svc", "CLAUDE.md"), []byte("svc claude rules"), 0o644)
+	os.WriteFile(filepath.Join(ws, "AGENTS.md"), []byte("api agent rules"), 0o644)
+	os.Symlink("AGENTS.md", filepath.Join(ws, "CLAUDE.md"))
+	os.WriteFile(filepath.Join(ws, "NOTES.md"), []byte("custom notes"), 0o644)
+	got, _ := systemPrompt(promptParts{Root: ws})
+	i, j, k := strings.Index(got, "repo-wide gemini rules"), strings.Index(got, "svc claude rules"), strings.Index(got, "api agent rules")
+	if i < 0 || j < i || k < j {
+		t.Fatalf("want the repository's file, then svc's, then the workspace's:\n%s", got)
+	}
+	if strings.Count(got, "api agent rules") != 1 {
+		t.Errorf("CLAUDE.md linked to AGENTS.md is read twice:\n%s", got)
+	}
+	if !strings.Contains(got, "## Project instructions ("+filepath.Join(repo, "GEMINI.md")+")") {
+		t.Errorf("a file above the workspace is not named by its path:\n%s", got)
+	}
+	if strings.Contains(got, "custom notes") {
+		t.Error("NOTES.md is read without being configured")
+	}
+	got, _ = systemPrompt(promptParts{Root: ws, ContextFiles: []string{"NOTES.md"}})
+	if !strings.Contains(got, "custom notes") || strings.Contains(got, "gemini rules") {
+		t.Errorf("agent.contextFiles [NOTES.md]:\n%s", got)
 	}
 }

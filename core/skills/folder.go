@@ -56,8 +56,9 @@ func LoadDir(dir, extension string) ([]Skill, []error) {
 	return out, errs
 }
 
-// ReadFile reads one SKILL.md: front matter between "---" lines with name
-// and description, then the prompt.
+// ReadFile reads one SKILL.md in the Agent Skills format: front matter
+// between "---" lines with name and description (and optionally
+// arguments, the {placeholder}s the body uses), then the instructions.
 func ReadFile(path string) (Skill, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -67,12 +68,14 @@ func ReadFile(path string) (Skill, error) {
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: %w", path, err)
 	}
-	s := Skill{Name: meta["name"], Description: meta["description"], Prompt: strings.TrimSpace(body), Source: SourceFolder, File: path}
+	s := Skill{Name: meta["name"], Description: meta["description"], Prompt: strings.TrimSpace(body), Source: SourceFolder, File: path,
+		Kind: KindInstructions, Arguments: argumentList(meta["arguments"])}
+	if slug := Slug(s.Name); slug != s.Name {
+		s.Title, s.Name = s.Name, slug // "Writing Hookify Rules" is /writing-hookify-rules
+	}
 	switch {
 	case s.Name == "":
 		return Skill{}, fmt.Errorf("%s: front matter has no name; add `name: %s`", path, filepath.Base(filepath.Dir(path)))
-	case strings.Contains(s.Name, ":"):
-		return Skill{}, fmt.Errorf("%s: skill name %q may not contain ':'", path, s.Name)
 	case s.Description == "":
 		return Skill{}, fmt.Errorf("%s: front matter has no description; add `description: ...`", path)
 	case s.Prompt == "":
@@ -81,8 +84,23 @@ func ReadFile(path string) (Skill, error) {
 	return s, nil
 }
 
+// argumentList reads arguments: "[a, b]", "a, b" or the "- a" lines of a
+// YAML list (joined with commas by frontMatter).
+func argumentList(v string) []string {
+	v = strings.Trim(strings.TrimSpace(v), "[]")
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		if a = unquote(strings.TrimSpace(a)); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // frontMatter splits "---\nkey: value\n---\nbody". Values may be quoted;
-// nested YAML is not needed for name and description and is ignored.
+// a value of "|" or ">" (or none) continues on the indented lines below it
+// (a block scalar, or a list whose "- item"s are joined with commas);
+// other nested YAML (metadata, allowed-tools) is not needed and ignored.
 func frontMatter(text string) (map[string]string, string, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -92,10 +110,35 @@ func frontMatter(text string) (map[string]string, string, error) {
 	}
 	meta := map[string]string{}
 	line := 1
+	var (
+		cont  string // the key whose value continues below, or ""
+		style string // "|", ">" or "" (a list or plain continuation)
+		parts []string
+	)
+	flush := func() {
+		if cont == "" {
+			return
+		}
+		sep := " "
+		switch {
+		case style == "|":
+			sep = "\n"
+		case style == "" && len(parts) > 0 && strings.HasPrefix(parts[0], "- "):
+			for i, p := range parts {
+				parts[i] = strings.TrimSpace(strings.TrimPrefix(p, "- "))
+			}
+			sep = ", "
+		}
+		if len(parts) > 0 {
+			meta[cont] = strings.Join(parts, sep)
+		}
+		cont, style, parts = "", "", nil
+	}
 	for sc.Scan() {
 		line++
 		l := sc.Text()
 		if strings.TrimSpace(l) == "---" {
+			flush()
 			var body strings.Builder
 			for sc.Scan() {
 				body.WriteString(sc.Text())
@@ -103,14 +146,28 @@ func frontMatter(text string) (map[string]string, string, error) {
 			}
 			return meta, body.String(), sc.Err()
 		}
-		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") || strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#") {
+		trimmed := strings.TrimSpace(l)
+		if strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(trimmed, "- ") {
+			if cont != "" && trimmed != "" {
+				parts = append(parts, trimmed)
+			}
 			continue
 		}
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		flush()
 		k, v, ok := strings.Cut(l, ":")
 		if !ok {
 			return nil, "", fmt.Errorf("line %d: want `key: value` in the front matter", line)
 		}
-		meta[strings.TrimSpace(k)] = unquote(strings.TrimSpace(v))
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch strings.TrimRight(v, "-+") {
+		case "|", ">", "":
+			cont, style = k, strings.TrimRight(v, "-+")
+			continue
+		}
+		meta[k] = unquote(v)
 	}
 	return nil, "", fmt.Errorf("front matter is not closed; add a '---' line after it")
 }

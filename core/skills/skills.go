@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,21 @@ const (
 	SourceMCP       = "mcp"
 )
 
+// Kinds of skill: how the prompt is turned into what the model reads.
+const (
+	// KindTemplate: a prompt template with {placeholder}s (profile and
+	// manifest skills, MCP prompts). The zero value.
+	KindTemplate = ""
+	// KindInstructions: an Agent Skills SKILL.md. The body is
+	// instructions, not a template: only the placeholders its front matter
+	// declares (arguments) are filled; the model is offered it by name and
+	// description and loads the body on demand (activate_skill).
+	KindInstructions = "instructions"
+	// KindCommand: a Gemini CLI custom command (commands/*.toml): {{args}},
+	// !{shell} and @{file} are expanded when it runs (command.go).
+	KindCommand = "command"
+)
+
 // Skill is one registered skill.
 type Skill struct {
 	Name        string `json:"name"`
@@ -27,6 +43,13 @@ type Skill struct {
 	Source      string `json:"source"`              // profile | extension | folder | mcp
 	Extension   string `json:"extension,omitempty"` // the extension (or MCP server) that provides it
 	File        string `json:"file,omitempty"`      // SKILL.md it was read from
+	Kind        string `json:"kind,omitempty"`      // KindTemplate (""), KindInstructions, KindCommand
+	// Title is the name the skill gave itself when that is not a valid
+	// command name ("Writing Hookify Rules" is /writing-hookify-rules).
+	Title string `json:"title,omitempty"`
+	// Arguments are the {placeholder}s an instructions skill declares in
+	// its front matter; no other braces in its body are placeholders.
+	Arguments []string `json:"arguments,omitempty"`
 }
 
 // Qualified is "extension:name" for skills an extension or MCP server
@@ -39,8 +62,17 @@ func (s Skill) Qualified() string {
 }
 
 // Placeholders lists the distinct {placeholder} names of the prompt in
-// order of first appearance.
-func (s Skill) Placeholders() []string { return Placeholders(s.Prompt) }
+// order of first appearance: for an instructions skill only those it
+// declares, for a command none ({{args}} takes the free text).
+func (s Skill) Placeholders() []string {
+	switch s.Kind {
+	case KindInstructions:
+		return s.Arguments
+	case KindCommand:
+		return nil
+	}
+	return Placeholders(s.Prompt)
+}
 
 // Entry is a skill as listed: the name to invoke it by and the skill.
 type Entry struct {
@@ -163,7 +195,9 @@ func (r *Registry) Get(name string) (Skill, error) {
 				return s, nil
 			}
 		}
-		return Skill{}, &NotFoundError{Name: name}
+		// Gemini CLI's namespaced commands (/git:commit) are registered
+		// under a name without the colon (git-commit).
+		name = CommandName(name)
 	}
 	var hits []Skill
 	for _, s := range r.skills {
@@ -189,17 +223,98 @@ func (r *Registry) Get(name string) (Skill, error) {
 	return Skill{}, &NotFoundError{Name: name, Candidates: cands}
 }
 
-// Render returns the skill's prompt with its placeholders filled.
+// Render returns the skill's prompt with its placeholders filled. The
+// free text typed after /name is values["args"]. A command whose prompt
+// runs shell commands or reads files needs a session: use Expand.
 func (r *Registry) Render(name string, values map[string]string) (string, error) {
-	s, err := r.Get(name)
-	if err != nil {
-		return "", err
+	return r.Expand(nil, name, values, nil)
+}
+
+// Arguments is the key of the free text given after a skill's name.
+const Arguments = "args"
+
+// renderSkill fills s's prompt by its kind.
+func renderSkill(s Skill, values map[string]string) (string, error) {
+	switch s.Kind {
+	case KindInstructions:
+		return renderInstructions(s, values)
 	}
-	out, err := Render(s.Prompt, values)
-	if err != nil {
-		return "", fmt.Errorf("skill %s: %w", s.Qualified(), err)
+	return Render(s.Prompt, values)
+}
+
+// renderInstructions fills the declared arguments of a SKILL.md body and
+// passes the free text as Claude Code does: in place of $ARGUMENTS, or
+// after the body as "ARGUMENTS: ...". Other braces are prose.
+func renderInstructions(s Skill, values map[string]string) (string, error) {
+	body := s.Prompt
+	if len(s.Arguments) > 0 {
+		declared := map[string]bool{}
+		for _, a := range s.Arguments {
+			declared[a] = true
+		}
+		var missing []string
+		body = placeholder.ReplaceAllStringFunc(body, func(m string) string {
+			if m == "{{" || m == "}}" {
+				return m
+			}
+			name := m[1 : len(m)-1]
+			if !declared[name] {
+				return m
+			}
+			v, ok := values[name]
+			if !ok {
+				if !slices.Contains(missing, name) {
+					missing = append(missing, name)
+				}
+				return m
+			}
+			return v
+		})
+		if len(missing) > 0 {
+			return "", &MissingError{Names: missing}
+		}
 	}
-	return out, nil
+	args := strings.TrimSpace(values[Arguments])
+	if strings.Contains(body, "$ARGUMENTS") {
+		return strings.ReplaceAll(body, "$ARGUMENTS", args), nil
+	}
+	if args != "" && !argsUsed(s, values) {
+		body += "\n\nARGUMENTS: " + args
+	}
+	return body, nil
+}
+
+// argsUsed reports whether the free text was taken apart into the
+// declared arguments (key=value words), so it need not be repeated.
+func argsUsed(s Skill, values map[string]string) bool {
+	for _, a := range s.Arguments {
+		if _, ok := values[a]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Slug turns a skill's name into a command name: lower case, every run of
+// characters other than letters, digits, '_' and '.' one '-'
+// ("Writing Hookify Rules" is writing-hookify-rules, git:commit is
+// git-commit), as Agent Skills names are written.
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '.':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	return b.String()
 }
 
 var placeholder = regexp.MustCompile(`\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
@@ -267,4 +382,25 @@ func Render(tmpl string, values map[string]string) (string, error) {
 		return "", &MissingError{Names: missing}
 	}
 	return out, nil
+}
+
+// CommandName makes name usable as /name keeping its case: every run of
+// characters other than letters, digits, '_', '.' and '-' becomes one '-'
+// (an MCP prompt "git:commit" is /git-commit; /git:commit finds it too).
+func CommandName(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.TrimSpace(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		default:
+			dash = true
+		}
+	}
+	return b.String()
 }

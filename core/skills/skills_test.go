@@ -87,7 +87,7 @@ func TestNamespaceCollision(t *testing.T) {
 
 func TestFolderSkills(t *testing.T) {
 	user, ws := t.TempDir(), t.TempDir()
-	write(t, filepath.Join(user, "commit", "SKILL.md"), "---\nname: commit\ndescription: \"Write a commit message\"\n---\nSummarise {change}.\n")
+	write(t, filepath.Join(user, "commit", "SKILL.md"), "---\nname: commit\ndescription: \"Write a commit message\"\narguments: [change]\n---\nSummarise {change}.\n")
 	write(t, filepath.Join(user, "shared", "SKILL.md"), "---\nname: shared\ndescription: user copy\n---\nuser\n")
 	write(t, filepath.Join(ws, "shared", "SKILL.md"), "---\nname: shared\ndescription: ws copy\n---\nworkspace\n")
 	write(t, filepath.Join(ws, "bad", "SKILL.md"), "no front matter\n")

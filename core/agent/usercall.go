@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ollm/ollm/core/llm"
+	"github.com/ollm/ollm/core/skills"
+	"github.com/ollm/ollm/core/tool"
+)
+
+var userCalls atomic.Uint64
+
+// CallTool runs one call that the user's command (not the model) asks
+// for through the same one gate as the model's calls: before_tool hooks,
+// the policy, a confirmation, then after_tool. refused says a hook, the
+// policy or the user refused it; res then holds the reason.
+func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (res tool.Result, refused bool) {
+	c := llm.ToolCall{ID: fmt.Sprintf("command-%d", userCalls.Add(1)), Name: name, Arguments: args}
+	p := s.gate(ctx, 0, c)
+	if !p.refused {
+		s.execute(ctx, 0, p)
+		s.afterTool(ctx, 0, p)
+	}
+	return p.res, p.refused
+}
+
+// sessionInjector expands a Gemini CLI command's !{...} through the
+// shell tool and the gate, and its @{...} from inside the workspace.
+type sessionInjector struct{ s *Session }
+
+func (in sessionInjector) Shell(ctx context.Context, command string) (string, error) {
+	args, _ := json.Marshal(map[string]string{"command": command})
+	res, refused := in.s.CallTool(ctx, "shell", args)
+	text := res.ForModel
+	if text == "" && res.Error != nil {
+		text = res.Error.Message
+	}
+	if refused {
+		return "", fmt.Errorf("refused: %s", strings.TrimPrefix(text, "Error (policy): "))
+	}
+	// The shell tool's header is for the model's tool calls; a command's
+	// prompt gets the output alone when the command succeeded (a failure,
+	// or a result an after_tool hook rewrote, is kept whole).
+	if out, ok := strings.CutPrefix(text, "Exit code: 0\nOutput:\n"); ok && res.Error == nil {
+		return strings.TrimRight(out, "\n"), nil
+	}
+	return text, nil
+}
+
+func (in sessionInjector) File(path string) (string, error) {
+	return skills.ReadInWorkspace(in.s.cfg.Cwd, path)
+}
