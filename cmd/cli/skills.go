@@ -144,7 +144,13 @@ func newCmdSkillsShow(f *Factory) *cobra.Command {
 			}
 			w := opts.IO.Out
 			fmt.Fprintf(w, "name:         %s\n", s.Qualified())
+			if s.Title != "" {
+				fmt.Fprintf(w, "title:        %s\n", s.Title)
+			}
 			fmt.Fprintf(w, "description:  %s\n", s.Description)
+			if s.Kind != "" {
+				fmt.Fprintf(w, "kind:         %s\n", s.Kind)
+			}
 			fmt.Fprintf(w, "source:       %s\n", s.Source)
 			if s.File != "" {
 				fmt.Fprintf(w, "file:         %s\n", s.File)
