@@ -40,7 +40,8 @@ func (in sessionInjector) Shell(ctx context.Context, command string) (string, er
 		text = res.Error.Message
 	}
 	if refused {
-		return "", fmt.Errorf("refused: %s", strings.TrimPrefix(text, "Error (policy): "))
+		text = strings.TrimPrefix(text, "Error (policy): ")
+		return "", &refusedError{text: text, block: &BlockedError{Block: Block{Event: "command", Reason: text}}}
 	}
 	// The shell tool's header is for the model's tool calls; a command's
 	// prompt gets the output alone when the command succeeded (a failure,
@@ -54,3 +55,14 @@ func (in sessionInjector) Shell(ctx context.Context, command string) (string, er
 func (in sessionInjector) File(path string) (string, error) {
 	return skills.ReadInWorkspace(in.s.cfg.Cwd, path)
 }
+
+// refusedError is a command's !{...} that a hook, the policy or the user
+// refused; it unwraps to a BlockedError, so `ollm run` exits 4 as for
+// any block.
+type refusedError struct {
+	text  string
+	block *BlockedError
+}
+
+func (e *refusedError) Error() string { return "refused: " + e.text }
+func (e *refusedError) Unwrap() error { return e.block }
