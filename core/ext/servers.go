@@ -106,10 +106,17 @@ func (s *MCPServers) Start(ctx context.Context, ext string, specs []mcp.Spec, on
 		if held == nil {
 			m.Start()
 		} else {
+			// Stop waits for this (run.wg) before it closes m, so a
+			// Release racing a Stop never starts servers of a closed
+			// Manager.
+			run.wg.Add(1)
 			go func() {
+				defer run.wg.Done()
 				select {
 				case <-held:
-					m.Start()
+					if run.ctx.Err() == nil {
+						m.Start()
+					}
 				case <-run.ctx.Done():
 				}
 			}()

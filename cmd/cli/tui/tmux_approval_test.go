@@ -75,7 +75,7 @@ policy: rules: [{name: "echo-ask", tool: "everything:echo", action: "ask"}]
 		}
 	})
 
-	s.waitFor("Approve before the session starts", "mcp everything: node")
+	s.waitFor("Approve before the session starts", "mcp everything from this workspace: node")
 	s.tmux("send-keys", "-t", s.name, "a")
 	s.waitFor("approved mcp everything", "everything:ready")
 
