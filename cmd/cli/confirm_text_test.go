@@ -17,9 +17,9 @@ func TestConfirmationIsReadable(t *testing.T) {
 	var b bytes.Buffer
 	writeConfirmation(&b, policy.Details{Tool: "write_file", Description: "Write notes.txt", Kind: tool.KindEdit, Risk: tool.RiskMedium,
 		Locations: []string{"notes.txt"}, Params: json.RawMessage(`{"path":"notes.txt","content":"two\n"}`),
-		Diff:      "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-one\n+two\n",
-		Rule:      &policy.RuleRef{Index: 2, Name: "writes-ask", Layer: "user", Tool: "write_file"},
-		Reason:    `rule rules[2] "writes-ask" (user) asks`})
+		Diff:   "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-one\n+two\n",
+		Rule:   &policy.RuleRef{Index: 2, Name: "writes-ask", Layer: "user", Tool: "write_file"},
+		Reason: `rule rules[2] "writes-ask" (user) asks`})
 	want := `write_file (edit, risk medium): Write notes.txt
   where:   notes.txt
   rule:    rules[2] "writes-ask" (user)
