@@ -152,6 +152,15 @@ func Specs(r *schema.Resolved) []Spec {
 	for i := range specs {
 		if o, ok := r.Profile.MCP.Overrides[specs[i].Name]; ok {
 			specs[i].Config = applyOverride(specs[i].Config, o)
+			if o.Cwd != "" && specs[i].Extension == "" {
+				// a profile server's working directory; a relative one is
+				// taken in the workspace (extensions: core/ext overrideCwd)
+				dir := o.Cwd
+				if !filepath.IsAbs(dir) && r.Workspace != "" {
+					dir = filepath.Join(r.Workspace, dir)
+				}
+				specs[i].Config.Cwd = dir
+			}
 		}
 		specs[i].Roots = resolveRoots(specs[i].Config.Roots, specs[i].Dir, r.Workspace)
 		specs[i].OAuth = oauthClient(specs[i].Config.OAuth)
