@@ -185,11 +185,12 @@ func TestCheckDiscover(t *testing.T) {
 
 // How a server takes the end of its stdin is learned: server-everything
 // keeps running (it gets SIGTERM after the grace, and from the next time
-// at once); the Go test server exits (it keeps its grace).
+// at once); the Go test server exits (it keeps its grace). The grace is
+// long so that a slow exit under -race and load is not taken for ignoring.
 func TestProtocolCacheLearnsEOF(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "protocols.json")
 	for i := 0; i < 2; i++ {
-		m := startManager(t, []Spec{everythingStdio(t, "ev"), faultSpec(t, "f", "normal")}, Options{ProtocolCache: cache, StopGrace: 200 * time.Millisecond})
+		m := startManager(t, []Spec{everythingStdio(t, "ev"), faultSpec(t, "f", "normal")}, Options{ProtocolCache: cache, StopGrace: 2 * time.Second})
 		m.Close()
 	}
 	var f protocolFile
