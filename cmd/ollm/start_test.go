@@ -167,9 +167,6 @@ func parseInitTrace(b []byte) []initCost {
 // first used (third_party/README.md), and nothing new that builds tables at
 // init slips in unnoticed.
 func TestStartInitIsLight(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	bin := binary(t, "ollm")
 	cmd := exec.Command(bin, "version")
 	cmd.Env = append(hermetic(t), "GODEBUG=inittrace=1")
