@@ -6,7 +6,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/formatters/svg"
 )
 
 var (
@@ -21,7 +20,8 @@ var (
 	}))
 	// Default HTML formatter outputs self-contained HTML.
 	htmlFull = Register("html", html.New(html.Standalone(true), html.WithClasses(true))) // nolint
-	SVG      = Register("svg", svg.New(svg.EmbedFont("Liberation Mono", svg.FontLiberationMono, svg.WOFF)))
+	// ollm patch: no "svg" formatter; ollm never renders SVG, and it
+	// embedded a 300 KB font (formatters/svg is not copied).
 )
 
 // Fallback formatter.
