@@ -16,7 +16,13 @@ import (
 // benchWorkspace is a workspace whose ollm.cue names n local extensions
 // (3 hooks, 3 settings and a skill each, and servers MCP servers that
 // never answer), applied once: the current generation is cached.
-func benchWorkspace(b *testing.B, n, servers int) *Factory {
+func benchWorkspace(b testing.TB, n, servers int) *Factory {
+	return serverWorkspace(b, n, servers, `{"command": "sleep", "args": ["60"]}`, 20000)
+}
+
+// serverWorkspace is benchWorkspace with each MCP server's configuration
+// (JSON) and the connection timeout (ms) given.
+func serverWorkspace(b testing.TB, n, servers int, server string, timeoutMS int) *Factory {
 	b.Helper()
 	root := b.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
@@ -28,13 +34,13 @@ func benchWorkspace(b *testing.B, n, servers int) *Factory {
 			b.Fatal(err)
 		}
 	}
-	write(filepath.Join(home, "profile.cue"), "model: name: \"test-model\"\nhooks: trustWorkspace: true\nmcp: connectionTimeout: 20000\n")
+	write(filepath.Join(home, "profile.cue"), fmt.Sprintf("model: name: \"test-model\"\nhooks: trustWorkspace: true\nmcp: connectionTimeout: %d\n", timeoutMS))
 	var cue strings.Builder
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("ext%02d", i)
 		var srv []string
 		for j := 0; j < servers; j++ {
-			srv = append(srv, fmt.Sprintf(`"s%d": {"command": "sleep", "args": ["60"]}`, j))
+			srv = append(srv, fmt.Sprintf(`"s%d": %s`, j, server))
 		}
 		write(filepath.Join(ws, "ext", name, "manifest.json"), `{"name": "`+name+`", "version": "1.0.0", "description": "bench",
  "hooks": {"before_tool": [{"name": "a", "command": "true"}, {"name": "b", "command": "true"}], "after_tool": [{"name": "c", "command": "true"}]},
@@ -71,6 +77,7 @@ func BenchmarkRuntimeFromGeneration50(b *testing.B) {
 	}{{"no-servers", 0}, {"two-servers-each", 2}} {
 		b.Run(c.name, func(b *testing.B) {
 			f := benchWorkspace(b, 50, c.servers)
+			var closing time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				rt, err := f.NewRuntime(context.Background(), runtime.Options{SessionID: "bench"})
@@ -81,7 +88,9 @@ func BenchmarkRuntimeFromGeneration50(b *testing.B) {
 					b.Fatalf("%d extensions", len(rt.Ext.List()))
 				}
 				b.StopTimer()
+				t0 := time.Now()
 				_ = rt.Close()
+				closing += time.Since(t0)
 				if c.servers > 0 {
 					// let the 100 stopped server processes go before the
 					// next start is measured
@@ -89,6 +98,8 @@ func BenchmarkRuntimeFromGeneration50(b *testing.B) {
 				}
 				b.StartTimer()
 			}
+			// quitting the session right away: servers still starting
+			b.ReportMetric(float64(closing.Microseconds())/1e3/float64(b.N), "close-ms")
 		})
 	}
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -626,5 +629,45 @@ func TestSessionCommandsThroughTheTUI(t *testing.T) {
 	submit("four")
 	if req := e.srv.LastRequest(); req.Model != "other-model" {
 		t.Fatalf("model after /reload = %q", req.Model)
+	}
+}
+
+// TestCloseStopsServersStillStarting: quitting a session while extension
+// MCP servers are still starting (they never answer initialize) stops
+// them all and does not wait for the connection timeout (10 minutes
+// here), nor for a stdin grace per extension one after another.
+func TestCloseStopsServersStillStarting(t *testing.T) {
+	if _, err := exec.LookPath("pgrep"); err != nil {
+		t.Fatal("pgrep (procps) is needed: apt-get install procps")
+	}
+	// a duration no other process on the machine uses, to find ours
+	token := fmt.Sprintf("%d.%06d", 500+os.Getpid()%400, time.Now().Nanosecond()/1000)
+	f := serverWorkspace(t, 6, 2, `{"command": "sleep", "args": ["`+token+`"]}`, 600000)
+	count := func() int {
+		out, _ := exec.Command("pgrep", "-c", "-f", "sleep "+token).Output()
+		n, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		return n
+	}
+	rt, err := f.NewRuntime(context.Background(), runtime.Options{SessionID: "close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); count() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no MCP server process started within 30 s")
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- rt.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Close waited for servers that never answer (connection timeout 10 min)")
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d server processes (sleep %s) left after Close", n, token)
 	}
 }

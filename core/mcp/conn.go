@@ -435,6 +435,14 @@ func (c *conn) stopProcess() {
 	if known && ignores {
 		grace = 0
 	}
+	// A server stopped before it finished the handshake (ollm quits while
+	// it starts, or it timed out) has no session to save: SIGTERM at once.
+	// Waiting out the grace here held up every exit behind servers slow to
+	// start. It says nothing about how it treats EOF.
+	handshaken := c.client != nil && c.protocol() != ""
+	if !handshaken {
+		grace = 0
+	}
 	gone := c.proc.exited() // a crash says nothing about EOF
 	exited := c.proc.stop(grace)
 	if grace > 0 && !gone {

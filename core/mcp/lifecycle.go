@@ -162,6 +162,9 @@ func (m *Manager) stepUp(s *server, need []string) error {
 // connectOnce starts, initializes and lists the tools of one server within
 // the connection timeout, and publishes it as ready.
 func (m *Manager) connectOnce(s *server) (*conn, error) {
+	if err := m.ctx.Err(); err != nil {
+		return nil, err // closed before this server's turn to start
+	}
 	if err := m.openLog(s); err != nil {
 		return nil, m.serverError(s, "opening its log", err)
 	}
