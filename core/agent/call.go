@@ -9,7 +9,7 @@ import (
 )
 
 // Call runs one tool call through the one gate without a model (`ollm mcp
-// serve`): before_tool, the policy on the final arguments, a confirmation
+// serve`, a command's !{...} through CallTool): before_tool, the policy on the final arguments, a confirmation
 // over the bus, execution, after_tool and on_file_change. It returns the
 // result the model would read; refused says the gate refused the call (the
 // result's error says why).

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
 )
@@ -15,17 +14,9 @@ import (
 var userCalls atomic.Uint64
 
 // CallTool runs one call that the user's command (not the model) asks
-// for through the same one gate as the model's calls: before_tool hooks,
-// the policy, a confirmation, then after_tool. refused says a hook, the
-// policy or the user refused it; res then holds the reason.
+// for through the one gate, like Call, under an id of its own.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage) (res tool.Result, refused bool) {
-	c := llm.ToolCall{ID: fmt.Sprintf("command-%d", userCalls.Add(1)), Name: name, Arguments: args}
-	p := s.gate(ctx, 0, c)
-	if !p.refused {
-		s.execute(ctx, 0, p)
-		s.afterTool(ctx, 0, p)
-	}
-	return p.res, p.refused
+	return s.Call(ctx, fmt.Sprintf("command-%d", userCalls.Add(1)), name, args)
 }
 
 // sessionInjector expands a Gemini CLI command's !{...} through the
