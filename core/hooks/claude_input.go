@@ -1,5 +1,10 @@
 package hooks
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // claudeHookInput is Claude Code's hook input for h: the common fields
 // (session_id, transcript_path, cwd, permission_mode, hook_event_name) and
 // the event's own, as Claude Code's hooks reference documents them.
@@ -86,9 +91,11 @@ func claudeToolResponse(tool string, args map[string]any, result any) any {
 }
 
 // claudePermissionRequest reads a PermissionRequest answer,
-// hookSpecificOutput.decision {behavior, message}: "deny" refuses the call
-// without asking. "allow" cannot skip ollm's question (only the policy
-// allows), so it is kept as extra output.
+// hookSpecificOutput.decision {behavior, message, updatedInput}: "deny"
+// refuses the call without asking; "allow" answers the question for this
+// call (data.approved) and may rewrite its arguments (data.args), which
+// the policy checks again. Only a call the policy asks about gets here,
+// so a policy deny always wins.
 func claudePermissionRequest(sub *reader, v *Verdict, e Event) {
 	if e != OnApprovalRequest {
 		return
@@ -102,6 +109,36 @@ func claudePermissionRequest(sub *reader, v *Verdict, e Event) {
 		v.Block = true
 		v.Reason = firstNonEmpty(d.string("message"), "denied by a PermissionRequest hook")
 	case "allow":
-		v.setExtra("permissionDecision", "allow")
+		v.setData("approved", true)
+		if args := d.object("updatedInput"); args != nil {
+			v.setData("args", args)
+		}
 	}
+	if d.err != nil && sub.err == nil {
+		sub.err = d.err
+	}
+}
+
+// agentRetry reads a Claude Code Stop or Gemini CLI AfterAgent answer
+// the way those tools do: `decision: "block"` (Gemini: "deny") or exit
+// code 2 does not end the run but makes the model go on, with the reason
+// as the next prompt (data.retry). `continue: false` still stops. An
+// ollm-dialect hook asks for the same with data.retry.
+func agentRetry(dialect string, e Event, out RunOutput, v Verdict) Verdict {
+	if e != AfterAgent || (dialect != DialectClaude && dialect != DialectGemini) || !v.Block || v.Failure != "" {
+		return v
+	}
+	if out.ExitCode != 2 {
+		var obj map[string]any
+		if json.Unmarshal(bytes.TrimSpace(out.Stdout), &obj) != nil {
+			return v
+		}
+		if obj["continue"] == false || obj["allow"] == false {
+			return v
+		}
+	}
+	v.Block = false
+	v.setData("retry", v.Reason)
+	v.Reason = ""
+	return v
 }

@@ -116,8 +116,41 @@ func TestClaudePermissionRequestDeny(t *testing.T) {
 	}
 	v = Interpret(DialectClaude, OnApprovalRequest, RunOutput{Stdout: []byte(
 		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}`)})
-	if v.Block || v.Extra["permissionDecision"] != "allow" {
+	if v.Block || v.Data["approved"] != true || v.Data["args"] != nil {
 		t.Errorf("allow: %+v", v)
+	}
+	v = Interpret(DialectClaude, OnApprovalRequest, RunOutput{Stdout: []byte(
+		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`)})
+	if v.Block || v.Data["approved"] != true || v.Data["args"].(map[string]any)["command"] != "ls" {
+		t.Errorf("allow with updatedInput: %+v", v)
+	}
+}
+
+// A Stop (Claude) or AfterAgent (Gemini) block makes the model go on with
+// the reason; continue: false still stops; an ollm hook's block ends the
+// run.
+func TestAgentRetry(t *testing.T) {
+	tests := []struct {
+		name, dialect string
+		out           RunOutput
+		block         bool
+		retry         any
+	}{
+		{"claude decision block", DialectClaude, RunOutput{Stdout: []byte(`{"decision": "block", "reason": "run the tests first"}`)}, false, "run the tests first"},
+		{"claude exit 2", DialectClaude, RunOutput{ExitCode: 2, Stderr: []byte("lint fails\n")}, false, "lint fails"},
+		{"gemini deny", DialectGemini, RunOutput{Stdout: []byte(`{"decision": "deny", "reason": "add a summary"}`)}, false, "add a summary"},
+		{"claude continue false stops", DialectClaude, RunOutput{Stdout: []byte(`{"continue": false, "stopReason": "enough"}`)}, true, nil},
+		{"claude approve", DialectClaude, RunOutput{Stdout: []byte(`{"decision": "approve"}`)}, false, nil},
+		{"ollm block ends the run", DialectOllm, RunOutput{Stdout: []byte(`{"decision": "block", "reason": "no"}`)}, true, nil},
+	}
+	for _, tt := range tests {
+		v := Interpret(tt.dialect, AfterAgent, tt.out)
+		if v.Block != tt.block || v.Data["retry"] != tt.retry {
+			t.Errorf("%s: %+v", tt.name, v)
+		}
+	}
+	if v := Interpret(DialectClaude, BeforeTool, RunOutput{Stdout: []byte(`{"decision": "block", "reason": "x"}`)}); !v.Block {
+		t.Errorf("a PreToolUse block is still a block: %+v", v)
 	}
 }
 

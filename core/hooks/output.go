@@ -40,6 +40,10 @@ type Verdict struct {
 
 // Interpret turns a hook's run into a Verdict. It is pure.
 func Interpret(dialect string, e Event, out RunOutput) Verdict {
+	return agentRetry(dialect, e, out, interpret(dialect, e, out))
+}
+
+func interpret(dialect string, e Event, out RunOutput) Verdict {
 	switch {
 	case out.StartErr != nil:
 		return Verdict{Failure: FailStart, Detail: out.StartErr.Error()}
