@@ -206,7 +206,7 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		if o.Skill != "" {
 			rep, err = s.RunSkill(ctx, rt.Skills, o.Skill, vars)
 		} else {
-			rep, err = s.Run(ctx, prompt)
+			rep, err = s.Run(ctx, attachResources(ctx, o.IO, rt, prompt))
 		}
 	}
 	if werr := out.result(id, rep, err); werr != nil {
@@ -271,6 +271,12 @@ func (w *runOutput) event(e agent.Event) {
 			}
 			fmt.Fprintf(w.o.IO.ErrOut, "warning: %s%s\n", e.Text, more)
 			w.failed[f.Hook] = true
+		}
+	case agent.EvToolProgress:
+		// A status message (an MCP task's, a server's progress note) is
+		// shown; streamed output is not (the model gets it).
+		if c := e.Tool.Chunk; c != nil && c.Message != "" {
+			fmt.Fprintf(w.o.IO.ErrOut, "progress: %s: %s\n", e.Tool.Name, c.Message)
 		}
 	case agent.EvToolCall:
 		if w.o.F.Global.Verbose {

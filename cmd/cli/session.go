@@ -111,6 +111,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		Job:       ss.job,
 		Approvals: gate.items(),
 		Approve:   gate.approve,
+		Attach:    sessionAttach(rt),
 	})
 	defer ui.Close()
 	ss.ui = ui

@@ -33,6 +33,9 @@ type AgentOptions struct {
 	Job func(ctx context.Context, s *agent.Session, c Command) (string, error)
 	// Skills renders /<skill>; nil: no skills.
 	Skills *skills.Registry
+	// Attach, if set, expands a prompt before it runs (MCP resources
+	// mentioned as @server:uri); its notes are shown as notices.
+	Attach func(ctx context.Context, prompt string) (string, []string)
 	// Approvals are asked before the first prompt; Approve records each answer.
 	Approvals []Approval
 	Approve   func(id string, ok bool) error
@@ -315,7 +318,16 @@ func (r *AgentRuntime) start(fn func(ctx context.Context, s *agent.Session) (age
 
 // Submit implements Runtime.
 func (r *AgentRuntime) Submit(prompt string) error {
-	return r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) { return s.Run(ctx, prompt) })
+	return r.start(func(ctx context.Context, s *agent.Session) (agent.Reply, error) {
+		if r.opt.Attach != nil {
+			var notes []string
+			prompt, notes = r.opt.Attach(ctx, prompt)
+			for _, n := range notes {
+				r.push(Notice{Text: n})
+			}
+		}
+		return s.Run(ctx, prompt)
+	})
 }
 
 // Cancel implements Runtime.

@@ -1,0 +1,26 @@
+package runtime
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMentions(t *testing.T) {
+	known := func(s string) bool { return s == "ev" || s == "fs.a" }
+	for _, c := range []struct {
+		prompt string
+		want   []Mention
+	}{
+		{"@ev:demo://r/1", []Mention{{"ev", "demo://r/1"}}},
+		{"see @ev:demo://r/1.", []Mention{{"ev", "demo://r/1"}}},
+		{"(@ev:file:///a/b.md), @fs.a:x", []Mention{{"ev", "file:///a/b.md"}, {"fs.a", "x"}}},
+		{"twice @ev:a and @ev:a", []Mention{{"ev", "a"}}},
+		{"mail me@ev:25 or @other:x or @ev: alone", nil},
+		{"no@ev:x glued", nil},
+		{"line\n@ev:q?x=1", []Mention{{"ev", "q?x=1"}}},
+	} {
+		if got := Mentions(c.prompt, known); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Mentions(%q) = %v, want %v", c.prompt, got, c.want)
+		}
+	}
+}
