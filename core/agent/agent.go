@@ -334,6 +334,34 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 	s.publish(Event{Type: EvPrompt, Text: prompt})
 	s.addSystem(out, hooks.BeforeAgent)
 
+	stopActive := false
+	for {
+		if err := s.turns(ctx, &rep); err != nil {
+			return rep, err
+		}
+		out, blocked = s.hook(ctx, hooks.AfterAgent, func() map[string]any {
+			return map[string]any{"stop_hook_active": stopActive, "response": rep.Text, "tool_calls": rep.ToolCalls}
+		})
+		if blocked != nil {
+			return rep, blocked
+		}
+		s.addSystem(out, hooks.AfterAgent)
+		retry, _ := out.Data["retry"].(string)
+		if retry == "" {
+			break
+		}
+		if err := s.goOn(retry); err != nil {
+			return rep, err
+		}
+		stopActive = true
+	}
+	s.publish(Event{Type: EvTurnEnd, Text: rep.Text, Usage: &rep.Usage})
+	return rep, nil
+}
+
+// turns makes model requests and runs the tool calls they ask for until
+// the model stops calling tools, the turn limit, or an error.
+func (s *Session) turns(ctx context.Context, rep *Reply) error {
 	var err error
 	for {
 		if rep.Turns >= s.cfg.MaxTurns {
@@ -343,11 +371,11 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 		}
 		rep.Turns++
 		var calls []llm.ToolCall
-		calls, err = s.turn(ctx, rep.Turns, &rep)
+		calls, err = s.turn(ctx, rep.Turns, rep)
 		if err != nil || len(calls) == 0 {
 			break
 		}
-		if err = s.runCalls(ctx, rep.Turns, calls, &rep); err != nil {
+		if err = s.runCalls(ctx, rep.Turns, calls, rep); err != nil {
 			break
 		}
 	}
@@ -356,17 +384,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 			err = fmt.Errorf("%w: %v", ErrCancelled, context.Cause(ctx))
 			s.publish(Event{Type: EvError, Error: err.Error()})
 		}
-		return rep, err
+		return err
 	}
-	out, blocked = s.hook(ctx, hooks.AfterAgent, func() map[string]any {
-		return map[string]any{"response": rep.Text, "tool_calls": rep.ToolCalls}
-	})
-	if blocked != nil {
-		return rep, blocked
-	}
-	s.addSystem(out, hooks.AfterAgent)
-	s.publish(Event{Type: EvTurnEnd, Text: rep.Text, Usage: &rep.Usage})
-	return rep, nil
+	return nil
 }
 
 // turn makes one model request and returns the tool calls it asked for.
