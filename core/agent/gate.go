@@ -191,6 +191,9 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 	if blocked != nil {
 		return p.refuse(tool.ErrPolicy, "%s", blockedText(blocked.Block))
 	}
+	if out.Data["approved"] == true {
+		return s.hookApproved(n, p, facts, out)
+	}
 	s.publish(Event{Type: EvToolConfirm, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Args: p.args, Confirm: &det, Decision: &d}})
 	r, err := s.cfg.Bus.Ask(ctx, det)
 	if err != nil {
