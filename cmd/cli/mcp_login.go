@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -31,6 +32,8 @@ type MCPLoginOptions struct {
 
 	// URL logs in to an ad-hoc server instead of one of the profile's.
 	URL string
+	// Local: logout deletes the local tokens without revoking them.
+	Local bool
 	// A client registered beforehand, the scopes and the grant.
 	ClientID        string
 	ClientSecretEnv string
@@ -151,10 +154,13 @@ func newCmdMCPLogout(f *Factory) *cobra.Command {
 	o := newMCPLoginOptions(f)
 	cmd := &cobra.Command{
 		Use:   "logout [server]",
-		Short: "Delete the OAuth tokens stored for an MCP server",
+		Short: "Revoke and delete the OAuth tokens stored for an MCP server",
 		Long: `Delete the tokens ` + "`ollm mcp login`" + ` stored for the server under $OLLM_HOME/tokens.
-The next connection needs a new login. The server need not be in the profile
-any more.`,
+When the authorization server advertises a revocation endpoint (RFC 7009),
+the tokens are revoked there first: the refresh token, then the access
+token. A revocation that fails is a warning; the tokens are deleted anyway,
+and --local skips the revocation. The next connection needs a new login.
+The server need not be in the profile any more.`,
 		Example: `  ollm mcp logout github
   ollm mcp logout --url https://mcp.example.com/mcp`,
 		Args: rangeArgs(0, 1),
@@ -172,6 +178,7 @@ any more.`,
 	}
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the result as JSON")
 	cmd.Flags().StringVar(&o.URL, "url", "", "log out of the ad-hoc server at `URL` (as logged in with login --url)")
+	cmd.Flags().BoolVar(&o.Local, "local", false, "only delete the local tokens; do not revoke them at the authorization server")
 	return cmd
 }
 
@@ -243,12 +250,19 @@ func mcpLogoutRun(o *MCPLoginOptions) error {
 		}
 		o.Name, tokenName = o.URL, spec.TokenName
 	}
+	var revoked mcp.Revoked
+	if !o.Local {
+		revoked = revokeTokens(o, home.Tokens(), tokenName)
+	}
 	had, err := mcp.Logout(home.Tokens(), tokenName)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, map[string]any{"server": o.Name, "removed": had})
+		return writeJSON(o.IO.Out, map[string]any{"server": o.Name, "removed": had, "revoked": revoked})
+	}
+	if len(revoked.Tokens) > 0 {
+		fmt.Fprintf(o.IO.Out, "revoked the %s at %s\n", strings.ReplaceAll(strings.Join(revoked.Tokens, " and the "), "_", " "), revoked.Endpoint)
 	}
 	if had {
 		fmt.Fprintf(o.IO.Out, "logged out of MCP server %s; its tokens are deleted\n", o.Name)
@@ -256,6 +270,19 @@ func mcpLogoutRun(o *MCPLoginOptions) error {
 		fmt.Fprintf(o.IO.Out, "no tokens stored for MCP server %s\n", o.Name)
 	}
 	return nil
+}
+
+// revokeTokens revokes the stored tokens at the authorization server
+// (RFC 7009) when it has a revocation endpoint; a failure is a warning,
+// since the local tokens go anyway.
+func revokeTokens(o *MCPLoginOptions, dir, name string) mcp.Revoked {
+	ctx, cancel := context.WithTimeout(o.Context, 15*time.Second)
+	defer cancel()
+	r, err := mcp.Revoke(ctx, dir, name, &http.Client{Timeout: 15 * time.Second})
+	if err != nil {
+		fmt.Fprintf(o.IO.ErrOut, "warning: MCP server %s: the tokens were not revoked at the authorization server (%v); they stay valid there until they expire\n", o.Name, err)
+	}
+	return r
 }
 
 // browserOpener prints the authorization URL and, when a terminal is

@@ -17,7 +17,7 @@ import (
 // that requires OAuth (a loopback authorization server and an mcp-go
 // server from mcptest), with a test browser standing in for the user's.
 func TestMCPLoginLogout(t *testing.T) {
-	as := mcptest.NewAuthServer(t)
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Revocation: true})
 	url := mcptest.StartProtectedServer(t, as)
 	home, ws := t.TempDir(), t.TempDir()
 	profile := "mcp: servers: {\n\tsecure: {transport: \"http\", url: \"" + url + "\"}\n\tlocal: {command: \"true\"}\n}\n"
@@ -81,8 +81,12 @@ func TestMCPLoginLogout(t *testing.T) {
 
 	o.Name = "secure"
 	out.Reset()
-	if err := mcpLogoutRun(o); err != nil || !strings.Contains(out.String(), "logged out of MCP server secure") {
+	if err := mcpLogoutRun(o); err != nil || !strings.Contains(out.String(), "logged out of MCP server secure") ||
+		!strings.Contains(out.String(), "revoked the refresh token and the access token at "+as.URL()+"/revoke\n") {
 		t.Fatalf("logout: %v %q", err, out)
+	}
+	if h := as.Revocations(); len(h) != 2 {
+		t.Errorf("revocation requests: %v", h)
 	}
 	if _, err := os.Stat(tokenFile); !os.IsNotExist(err) {
 		t.Errorf("token file after logout: %v", err)

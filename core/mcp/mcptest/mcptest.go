@@ -47,6 +47,7 @@ type AuthServer struct {
 
 	registrations, exchanges, refreshes, pkceFailures, credentialGrants int
 	scopesAsked                                                         []string
+	revocations                                                         []string // token_type_hint of each revocation request
 }
 
 type grant struct{ client, redirect, challenge, scope string }
@@ -72,6 +73,10 @@ type AuthOptions struct {
 	// metadata document there is fetched and must name that URL and a
 	// loopback redirect URI (any port, RFC 8252).
 	MetadataDocuments bool
+	// Revocation advertises an RFC 7009 revocation endpoint
+	// (prefix/revoke): it takes an access or a refresh token from the
+	// client that holds it and invalidates it.
+	Revocation bool
 }
 
 // NewAuthServer is an authorization server at the root of its origin.
@@ -107,6 +112,9 @@ func (a *AuthServer) Mount(mux *http.ServeMux, metadataPath, prefix string) {
 	}
 	mux.HandleFunc("GET "+prefix+"/authorize", a.authorize)
 	mux.HandleFunc("POST "+prefix+"/token", a.token)
+	if a.opts.Revocation {
+		mux.HandleFunc("POST "+prefix+"/revoke", a.revoke)
+	}
 }
 
 // Issuer is the issuer identifier: the URL with the issuer's path.
@@ -127,6 +135,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.opts.MetadataDocuments {
 		md["client_id_metadata_document_supported"] = true
+	}
+	if a.opts.Revocation {
+		md["revocation_endpoint"] = u + "/revoke"
 	}
 	writeJSONResp(w, http.StatusOK, md)
 }
@@ -252,6 +263,48 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	at, rt := randomString(), randomString()
 	a.access[at], a.refresh[rt] = scope, scope
 	writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "bearer", "refresh_token": rt, "expires_in": a.expiresIn})
+}
+
+// revoke is the RFC 7009 endpoint: the client identifies itself (its
+// client_id for a public client, HTTP basic for a confidential one) and
+// the token is invalidated. An unknown token is a success too (§2.2); a
+// request without a client or a token is invalid_request.
+func (a *AuthServer) revoke(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	client := r.Form.Get("client_id")
+	if id, secret, basic := r.BasicAuth(); basic {
+		client = id
+		if want, known := a.opts.Clients[id]; !known || want != secret {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+			return
+		}
+	}
+	tok := r.Form.Get("token")
+	if client == "" || tok == "" {
+		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.access, tok)
+	delete(a.refresh, tok)
+	a.revocations = append(a.revocations, r.Form.Get("token_type_hint"))
+	w.WriteHeader(http.StatusOK)
+}
+
+// Revocations lists the token_type_hint of each revocation request.
+func (a *AuthServer) Revocations() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.revocations...)
+}
+
+// ValidRefresh reports whether a refresh token would be accepted.
+func (a *AuthServer) ValidRefresh(token string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.refresh[token]
+	return ok
 }
 
 // granted is the scope asked for without the withheld one.
