@@ -131,6 +131,8 @@ type Session struct {
 	emitMu     sync.Mutex
 	started    bool
 	ended      bool
+	startTime  time.Time // for the session block of hook data
+	user       string
 }
 
 // New builds a session. It talks to nothing until Start.
@@ -156,7 +158,7 @@ func New(cfg Config) (*Session, error) {
 	if cfg.ReadOnly == nil {
 		cfg.ReadOnly = func(t tool.Tool) bool { return t.Kind().ReadOnly() }
 	}
-	s := &Session{cfg: cfg, pol: cfg.Policy, window: cfg.ContextWindow}
+	s := &Session{cfg: cfg, pol: cfg.Policy, window: cfg.ContextWindow, startTime: cfg.Now(), user: userName()}
 	if len(cfg.History) > 0 {
 		s.msgs = append([]llm.Message(nil), cfg.History...)
 	} else if cfg.System != "" {
@@ -280,7 +282,7 @@ func (s *Session) Start(ctx context.Context) error {
 		if len(s.cfg.History) > 0 {
 			source = "resume"
 		}
-		return map[string]any{"source": source, "model": s.cfg.Model}
+		return map[string]any{"source": source, "model": s.cfg.Model, "config": s.configData()}
 	})
 	if blocked != nil {
 		return blocked
@@ -297,7 +299,7 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	s.ended = true
 	s.hook(ctx, hooks.SessionEnd, func() map[string]any {
-		return map[string]any{"messages": wireMessages(s.Messages()), "reason": "other"}
+		return map[string]any{"messages": wireMessages(s.Messages()), "reason": "other", "session": s.endData()}
 	})
 	s.publish(Event{Type: EvSessionEnd})
 	if s.cfg.Transcript != nil {
@@ -317,7 +319,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 	}
 	var rep Reply
 	out, blocked := s.hook(ctx, hooks.BeforeAgent, func() map[string]any {
-		return map[string]any{"prompt": prompt, "context": map[string]any{
+		return map[string]any{"prompt": prompt, "config": s.configData(), "context": map[string]any{
 			"cwd": s.cfg.Cwd, "model": s.cfg.Model, "messages": len(s.Messages()),
 		}}
 	})
@@ -334,13 +336,15 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 	s.publish(Event{Type: EvPrompt, Text: prompt})
 	s.addSystem(out, hooks.BeforeAgent)
 
+	began := time.Now()
 	stopActive := false
 	for {
 		if err := s.turns(ctx, &rep); err != nil {
 			return rep, err
 		}
 		out, blocked = s.hook(ctx, hooks.AfterAgent, func() map[string]any {
-			return map[string]any{"stop_hook_active": stopActive, "response": rep.Text, "tool_calls": rep.ToolCalls}
+			return map[string]any{"stop_hook_active": stopActive, "response": rep.Text, "tool_calls": rep.ToolCalls, "prompt": prompt,
+				"metrics": map[string]any{"duration": time.Since(began).Seconds(), "tokens": rep.Usage.PromptTokens + rep.Usage.CompletionTokens}}
 		})
 		if blocked != nil {
 			return rep, blocked
@@ -614,6 +618,9 @@ func (s *Session) hook(ctx context.Context, ev hooks.Event, data func() map[stri
 	}
 	d := data()
 	d["session_id"] = s.cfg.SessionID
+	if _, ok := d["session"]; !ok {
+		d["session"] = s.sessionData()
+	}
 	out, err := s.cfg.Hooks.Emit(hooks.WithSessionInfo(ctx, s.hookSessionInfo()), ev, d)
 	if err != nil {
 		return hooks.Outcome{Event: ev}, nil // only when ctx ended; the caller sees ctx
@@ -665,7 +672,7 @@ func (s *Session) addSystemAfter(out hooks.Outcome, ev hooks.Event, defer_ bool)
 func (s *Session) failed(ctx context.Context, op string, err error) {
 	s.publish(Event{Type: EvError, Error: err.Error(), Text: op})
 	s.hook(context.WithoutCancel(ctx), hooks.OnError, func() map[string]any {
-		return map[string]any{"error": err.Error(), "operation": op}
+		return map[string]any{"error": errorData(err), "operation": op}
 	})
 }
 

@@ -26,7 +26,8 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 		return nil
 	}
 	out, blocked := s.hook(ctx, hooks.OnContextOverflow, func() map[string]any {
-		return map[string]any{"context": map[string]any{"used": used, "window": window, "messages": len(s.Messages())}}
+		return map[string]any{"context": map[string]any{"used": used, "window": window, "messages": len(s.Messages()),
+			"size": used, "maxSize": window, "utilization": float64(used) / float64(window)}}
 	})
 	if blocked != nil {
 		return nil // the hook said no; the request goes as it is

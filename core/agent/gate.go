@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/hooks"
@@ -32,6 +33,10 @@ type pending struct {
 	readOnly bool
 	refused  bool // res is the refusal; nothing runs
 	res      tool.Result
+	// before says which paths named in the arguments existed before the
+	// call ran (on_file_change's created/modified); dur is how long it ran.
+	before map[string]bool
+	dur    time.Duration
 }
 
 // runCalls sends every call of one reply through the gate in order, runs
@@ -169,7 +174,7 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 	}
 	if cmd, ok := gitCommit(c.Name, p.args); ok {
 		out, blocked := s.hook(ctx, hooks.OnGitCommit, func() map[string]any {
-			return map[string]any{"files": []string{}, "message": commitMessage(cmd), "branch": gitBranch(s.cfg.Cwd)}
+			return map[string]any{"files": commitFiles(s.cfg.Cwd, cmd), "message": commitMessage(cmd), "branch": gitBranch(s.cfg.Cwd)}
 		})
 		s.addSystemAfter(out, hooks.OnGitCommit, true)
 		if blocked != nil {
@@ -241,6 +246,11 @@ func (s *Session) execute(ctx context.Context, n int, p *pending) {
 		p.res = tool.CancelledResult(ctx.Err())
 		return
 	}
+	if s.has(hooks.OnFileChange) && !p.readOnly {
+		p.before = existing(s.cfg.Cwd, p.args)
+	}
+	began := time.Now()
+	defer func() { p.dur = time.Since(began) }()
 	res, err := p.inv.Execute(ctx, func(ch tool.Chunk) {
 		s.publish(Event{Type: EvToolProgress, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Chunk: &ch}})
 	})
@@ -270,7 +280,8 @@ func (s *Session) afterTool(ctx context.Context, n int, p *pending) {
 	for _, f := range p.res.Files {
 		s.publish(Event{Type: EvFileChange, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Files: []string{f}}})
 		out, blocked := s.hook(ctx, hooks.OnFileChange, func() map[string]any {
-			return map[string]any{"file": f, "changes": map[string]any{"tool": p.call.Name, "kind": string(p.t.Kind()), "display": p.res.Display}}
+			return map[string]any{"file": f, "changes": []any{fileChange(f, p.before, s.cfg.Now())},
+				"tool_name": p.call.Name, "kind": string(p.t.Kind()), "display": p.res.Display}
 		})
 		s.addSystemAfter(out, hooks.OnFileChange, true)
 		if blocked != nil {

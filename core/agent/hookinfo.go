@@ -23,7 +23,8 @@ func (s *Session) hookSessionInfo() hooks.SessionInfo {
 // error (and interrupted when it was cancelled), which Claude Code's
 // PostToolUseFailure hooks read.
 func afterToolData(p *pending) map[string]any {
-	d := map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID}
+	d := map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID,
+		"metrics": map[string]any{"duration": p.dur.Seconds(), "success": p.res.Error == nil}}
 	if e := p.res.Error; e != nil {
 		d["error"] = string(e.Kind) + ": " + e.Message
 		d["interrupted"] = e.Kind == tool.ErrCancelled

@@ -126,7 +126,7 @@ func TestAllEventsInOrder(t *testing.T) {
 	if c := at(27)["context"].(map[string]any); c["used"] != 950.0 || c["window"] != 1000.0 {
 		t.Errorf("on_context_overflow = %v", at(27))
 	}
-	if !strings.Contains(at(35)["error"].(string), "boom") || at(35)["operation"] != "model" {
+	if e, _ := at(35)["error"].(map[string]any); !strings.Contains(e["message"].(string), "boom") || at(35)["operation"] != "model" {
 		t.Errorf("on_error = %v", at(35))
 	}
 	if len(at(36)["messages"].([]any)) == 0 {

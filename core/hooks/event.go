@@ -96,23 +96,25 @@ func Aliases(e Event) []string {
 }
 
 // Fields lists the event-specific data fields each event carries
-// (requirement 9); session_id is added to every event by the engine.
+// (requirement 9, seed 003); session_id is added to every event by the
+// engine, and the agent adds session {id, user, startTime} to every event
+// (session_end's has endTime, duration and messageCount too).
 var Fields = map[Event][]string{
-	SessionStart:        {"session_id", "source", "model"},
-	SessionEnd:          {"session_id", "messages", "reason"},
-	BeforeAgent:         {"prompt", "context"},
-	AfterAgent:          {"response", "tool_calls"},
-	BeforeModel:         {"messages", "model"},
-	AfterModel:          {"response", "tokens"},
-	BeforeToolSelection: {"available_tools", "model", "messages"},
-	BeforeTool:          {"tool_name", "args", "tool_call_id"},
-	AfterTool:           {"tool_name", "args", "result", "tool_call_id"}, // and error, interrupted when the call failed
-	OnError:             {"error", "operation"},
-	OnFileChange:        {"file", "changes"},
-	OnContextOverflow:   {"context"},
-	OnApprovalRequest:   {"operation", "details", "requester", "tool_name", "args"},
-	OnGitCommit:         {"files", "message", "branch"},
-	Custom:              {"eventName", "data", "source"},
+	SessionStart:        {"session_id", "source", "model", "config", "session"},
+	SessionEnd:          {"session_id", "messages", "reason", "session"},
+	BeforeAgent:         {"prompt", "context", "config", "session"},
+	AfterAgent:          {"response", "tool_calls", "prompt", "metrics", "session"},
+	BeforeModel:         {"messages", "model", "session"},
+	AfterModel:          {"response", "tokens", "session"},
+	BeforeToolSelection: {"available_tools", "model", "messages", "session"},
+	BeforeTool:          {"tool_name", "args", "tool_call_id", "session"},
+	AfterTool:           {"tool_name", "args", "result", "tool_call_id", "metrics", "session"}, // and error, interrupted when the call failed
+	OnError:             {"error", "operation", "session"},
+	OnFileChange:        {"file", "changes", "tool_name", "kind", "display", "session"},
+	OnContextOverflow:   {"context", "session"},
+	OnApprovalRequest:   {"operation", "details", "requester", "tool_name", "args", "session"},
+	OnGitCommit:         {"files", "message", "branch", "session"},
+	Custom:              {"eventName", "data", "source", "session"},
 }
 
 // Rewritable names the data field a hook may rewrite on each event.
@@ -127,26 +129,50 @@ var Rewritable = map[Event]string{
 
 // SampleData returns plausible data for e, for `ollm hooks test`.
 func SampleData(e Event) map[string]any {
+	d := sampleData(e)
+	sess := map[string]any{"id": "sample", "user": "developer", "startTime": "2026-01-16T10:00:00Z"}
+	if e == SessionEnd {
+		sess["endTime"], sess["duration"], sess["messageCount"] = "2026-01-16T10:05:00Z", 300.0, 1
+	}
+	d["session"] = sess
+	return d
+}
+
+func sampleData(e Event) map[string]any {
+	hello := []any{map[string]any{"role": "user", "content": "hello"}}
+	config := map[string]any{"model": "llama3.2", "temperature": nil}
 	switch e {
 	case SessionStart:
-		return map[string]any{"source": "startup"}
+		return map[string]any{"source": "startup", "model": "llama3.2", "config": config}
 	case SessionEnd:
-		return map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hello"}}}
+		return map[string]any{"messages": hello, "reason": "other"}
 	case BeforeAgent:
-		return map[string]any{"prompt": "list the files in this directory", "context": map[string]any{}}
+		return map[string]any{"prompt": "list the files in this directory", "context": map[string]any{}, "config": config}
 	case AfterAgent:
-		return map[string]any{"response": "There are three files.", "tool_calls": []any{}}
+		return map[string]any{"response": "There are three files.", "tool_calls": []any{}, "prompt": "list the files in this directory",
+			"metrics": map[string]any{"duration": 1.5, "tokens": 120}}
 	case BeforeModel:
-		return map[string]any{"model": "llama3.2", "messages": []any{map[string]any{"role": "user", "content": "hello"}}}
+		return map[string]any{"model": "llama3.2", "messages": hello}
 	case AfterModel:
 		return map[string]any{"response": "Hello!", "tokens": map[string]any{"prompt": 12, "completion": 3}}
 	case BeforeToolSelection:
-		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}, "model": "llama3.2",
-			"messages": []any{map[string]any{"role": "user", "content": "hello"}}}
+		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}, "model": "llama3.2", "messages": hello}
 	case BeforeTool:
 		return map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls -la"}}
 	case AfterTool:
-		return map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls -la"}, "result": "total 0"}
+		return map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls -la"}, "result": "total 0",
+			"metrics": map[string]any{"duration": 0.02, "success": true}}
+	case OnError:
+		return map[string]any{"operation": "model", "error": map[string]any{"message": "the model server answered 500",
+			"code": "server", "stack": "the model server answered 500"}}
+	case OnFileChange:
+		return map[string]any{"file": "README.md", "tool_name": "write_file", "kind": "edit", "display": "wrote README.md",
+			"changes": []any{map[string]any{"path": "README.md", "type": "modified", "size": 120, "timestamp": "2026-01-16T10:05:30Z"}}}
+	case OnContextOverflow:
+		return map[string]any{"context": map[string]any{"used": 7000, "window": 8192, "messages": 12,
+			"size": 7000, "maxSize": 8192, "utilization": 0.85}}
+	case OnGitCommit:
+		return map[string]any{"files": []any{"README.md"}, "message": "docs: readme", "branch": "main"}
 	}
 	d := map[string]any{}
 	for _, f := range Fields[e] {

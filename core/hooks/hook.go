@@ -20,6 +20,13 @@ type Hook struct {
 	InProject bool
 	Env       map[string]string // extension settings as environment variables
 	Hash      string            // content hash pinned by the lock; "" means compute it
+	// Version is the extension manifest's version (metadata.hookVersion);
+	// "" for profile hooks.
+	Version string
+	// Declared is the event name the hook was declared under (an alias
+	// such as "pre-tool-call"), sent as metadata.eventAlias when it is not
+	// the canonical name.
+	Declared string
 	// Sandbox is what the hook's process may do as declared: the hook's
 	// own sandbox, else its extension manifest's permissions; zero means
 	// none (the profile's sandbox.hooks, then the built-in defaults).

@@ -10,8 +10,14 @@ const ProtocolVersion = "1.0.0"
 
 // Metadata is the metadata block of every ollm-dialect input.
 type Metadata struct {
-	Timestamp       string `json:"timestamp"`
-	HookName        string `json:"hookName"`
+	Timestamp string `json:"timestamp"`
+	HookName  string `json:"hookName"`
+	// HookVersion is the hook's extension's version; "" for a hook
+	// declared in a profile, which has none.
+	HookVersion string `json:"hookVersion"`
+	// EventAlias is the name the hook was declared under when it is not
+	// the canonical one ("pre-tool-call" for before_tool).
+	EventAlias      string `json:"eventAlias,omitempty"`
 	Extension       string `json:"extension,omitempty"`
 	SessionID       string `json:"sessionId"`
 	Cwd             string `json:"cwd"`
@@ -50,11 +56,19 @@ func BuildInput(h *Hook, e Event, data, extra map[string]any, s Session, now tim
 		v = withID(geminiInput(e, data, s, now), id)
 	default:
 		v = Input{ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
-			Timestamp: now.UTC().Format(time.RFC3339Nano), HookName: h.Name,
-			Extension: h.Extension, SessionID: s.ID, Cwd: s.Cwd, ProtocolVersion: ProtocolVersion,
+			Timestamp: now.UTC().Format(time.RFC3339Nano), HookName: h.Name, HookVersion: h.Version,
+			EventAlias: h.alias(e), Extension: h.Extension, SessionID: s.ID, Cwd: s.Cwd, ProtocolVersion: ProtocolVersion,
 		}}
 	}
 	return json.Marshal(v)
+}
+
+// alias is the name h was declared under for e, "" when it is e's own.
+func (h *Hook) alias(e Event) string {
+	if h.Declared == "" || h.Declared == string(e) {
+		return ""
+	}
+	return h.Declared
 }
 
 func withID(m map[string]any, id uint64) map[string]any {

@@ -77,7 +77,7 @@ func profileHook(def schema.Hook, scope schema.Scope, workspace, home string) (*
 	if err != nil {
 		return nil, fmt.Errorf("hook %s: %w", def.Name, err)
 	}
-	h := &Hook{Name: def.Name, Event: ev, Def: def, Scope: scope, Sandbox: declaredSandbox(def.Sandbox, nil)}
+	h := &Hook{Name: def.Name, Event: ev, Def: def, Scope: scope, Sandbox: declaredSandbox(def.Sandbox, nil), Declared: def.Event}
 	switch scope {
 	case schema.ScopeUser:
 		h.Root = home
@@ -124,7 +124,7 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 			}
 			out = append(out, &Hook{Name: def.Name, Event: ev, Def: def, Scope: ext.Scope, Extension: ext.Name,
 				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, InProject: ext.Format == "claude", Env: env, Hash: ext.Hash,
-				Sandbox: declaredSandbox(def.Sandbox, ext.Manifest.Permissions)})
+				Sandbox: declaredSandbox(def.Sandbox, ext.Manifest.Permissions), Version: ext.Manifest.Version, Declared: key})
 		}
 	}
 	return out, probs
