@@ -1,7 +1,7 @@
 # ollm build and test entry points. `make test` is what CI runs.
 GO        ?= go
 NPM_DIR   := .deps/npm
-NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem @agentclientprotocol/sdk
+NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem @agentclientprotocol/sdk @modelcontextprotocol/inspector@^2.12.0
 
 .PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report bench-deps
 
@@ -25,7 +25,7 @@ sys-deps:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq tmux; }
 
-$(NPM_DIR)/.installed:
+$(NPM_DIR)/.installed: Makefile
 	mkdir -p $(NPM_DIR)
 	cd $(NPM_DIR) && ( [ -f package.json ] || echo '{"private":true}' > package.json ) && \
 		npm install --no-audit --no-fund --loglevel=error $(NPM_PKGS)

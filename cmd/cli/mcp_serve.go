@@ -11,45 +11,75 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/core/agent"
+	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/skills"
+	"github.com/ollm/ollm/core/tool"
 )
 
+type mcpServeOptions struct {
+	Mode      string
+	HTTP      string // loopback address; "" serves on stdio
+	TokenFile string
+}
+
 func newCmdMCPServe(f *Factory) *cobra.Command {
-	var mode string
+	var o mcpServeOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve ollm's tools and skills to another agent as an MCP server on stdio",
+		Short: "Serve ollm's tools and skills to another agent as an MCP server (stdio, or HTTP on loopback)",
 		Long: `Serve ollm's built-in tools, its extensions' and MCP servers' tools and
-its skills (as prompts) over MCP on stdin and stdout, for another agent
-(Claude Code, Gemini CLI, Codex) to use. It runs on this workspace as
-` + "`ollm run`" + ` would: its current generation, trust boundary and sandbox.
+its skills (as prompts) over MCP, for another agent (Claude Code, Gemini
+CLI, Codex) to use. It runs on this workspace as ` + "`ollm run`" + ` would: its
+current generation, trust boundary and sandbox.
+
+By default it speaks on stdin and stdout. With --http it is a streamable
+HTTP server on a loopback address only, at /mcp, and every request needs
+the header "Authorization: Bearer TOKEN": the token is read from
+--token-file or OLLM_MCP_TOKEN, or else generated and printed once.
 
 Every call goes through the same gate as the model's: before_tool hooks,
 the policy on the final arguments, a confirmation, the sandbox, after_tool.
-Nobody can confirm here, so a call the policy asks about is refused with
-the rule that asked; a denied call is refused with the policy's reason.
-Either way the client gets a tool error it can show.`,
-		Example: `  ollm mcp serve                            # started by the other agent
-  ollm mcp serve --approval-mode auto_edit  # edits run without asking`,
+A call the policy asks about is asked through the client (MCP
+elicitation: allow once or deny) when the client offers it; otherwise it
+is refused naming the rule that asked. A denied call is refused with the
+policy's reason. Either way the client gets a tool error it can show.`,
+		Example: `  ollm mcp serve                            # started by the other agent, on stdio
+  ollm mcp serve --approval-mode auto_edit  # edits run without asking
+  ollm mcp serve --http 127.0.0.1:8765      # HTTP at http://127.0.0.1:8765/mcp; prints the token
+  ollm mcp serve --http :8765 --token-file ~/.ollm/mcp-token`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch mode {
+			switch o.Mode {
 			case "", "default", "auto_edit", "plan", "yolo":
 			default:
-				return &FlagError{Err: fmt.Errorf("--approval-mode %q: want default, auto_edit, plan or yolo", mode)}
+				return &FlagError{Err: fmt.Errorf("--approval-mode %q: want default, auto_edit, plan or yolo", o.Mode)}
 			}
-			return runMCPServe(cmd.Context(), f, mode)
+			if o.TokenFile != "" && o.HTTP == "" {
+				return &FlagError{Err: fmt.Errorf("--token-file is for --http")}
+			}
+			return runMCPServe(cmd.Context(), f, o)
 		},
 	}
-	cmd.Flags().StringVar(&mode, "approval-mode", "", "policy `MODE`: default, auto_edit, plan or yolo")
+	cmd.Flags().StringVar(&o.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit, plan or yolo")
+	cmd.Flags().StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback `ADDRESS` (127.0.0.1:PORT, [::1]:PORT, localhost:PORT or :PORT) instead of stdio")
+	cmd.Flags().StringVar(&o.TokenFile, "token-file", "", "read the bearer token from `FILE` (else OLLM_MCP_TOKEN, else a generated one is printed)")
 	return cmd
 }
 
-func runMCPServe(ctx context.Context, f *Factory, mode string) error {
+func runMCPServe(ctx context.Context, f *Factory, o mcpServeOptions) error {
+	var hs *httpServe
+	if o.HTTP != "" {
+		var err error
+		// Address and token first: a mistake there costs no runtime.
+		if hs, err = listenHTTP(o.HTTP, o.TokenFile, f.Getenv); err != nil {
+			return err
+		}
+		defer hs.ln.Close()
+	}
 	errOut := f.IO.ErrOut
 	id := agent.NewID(f.Now())
-	rt, err := f.forWorkspace(f.Global.Workspace).NewRuntime(ctx, runtime.Options{SessionID: id, Mode: mode,
+	rt, err := f.forWorkspace(f.Global.Workspace).NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode,
 		OnNotice: func(s string) { fmt.Fprintf(errOut, "notice: %s\n", s) }})
 	if err != nil {
 		return err
@@ -62,9 +92,12 @@ func runMCPServe(ctx context.Context, f *Factory, mode string) error {
 	for _, w := range append(rt.Warnings, more...) {
 		fmt.Fprintf(errOut, "warning: %s\n", w)
 	}
+	srv := server.NewMCPServer("ollm", Version, server.WithToolCapabilities(false), server.WithPromptCapabilities(false))
+	asker := newServeAsker(ctx, srv, rt.Bus)
 	cfg := rt.AgentConfig()
 	cfg.System = ""
 	cfg.OnEvent = func(e agent.Event) {
+		asker.event(e)
 		if e.Type == agent.EvNotice {
 			fmt.Fprintf(errOut, "notice: %s\n", e.Text)
 		}
@@ -74,8 +107,25 @@ func runMCPServe(ctx context.Context, f *Factory, mode string) error {
 		return err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
+	bctx, stopBus := context.WithCancel(ctx)
+	defer stopBus()
+	go asker.answer(rt.Bus.Subscribe(bctx, bus.Answerer))
 
-	srv := server.NewMCPServer("ollm", Version, server.WithToolCapabilities(false), server.WithPromptCapabilities(false))
+	addTools(srv, rt, s, asker)
+	addSkillPrompts(srv, rt.Skills)
+	if hs != nil {
+		return hs.serve(ctx, srv, f.IO.Out)
+	}
+	err = server.NewStdioServer(srv).Listen(ctx, f.IO.In, f.IO.Out)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// addTools offers every tool the model would see, each call through the
+// session's gate (agent.Session.Call).
+func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, asker *serveAsker) {
 	var seq atomic.Int64
 	for _, t := range rt.AgentTools().List() {
 		schema := json.RawMessage(`{"type":"object"}`)
@@ -90,32 +140,29 @@ func runMCPServe(ctx context.Context, f *Factory, mode string) error {
 			if err != nil || string(args) == "null" {
 				args = json.RawMessage("{}")
 			}
-			res, _ := s.Call(ctx, fmt.Sprintf("mcp-%d", seq.Add(1)), name, args)
-			text := res.ForModel
-			if res.Error != nil {
-				if text == "" {
-					text = res.Error.Message
-				}
-				return mcp.NewToolResultError(text), nil
+			if req.Params.RequestState != "" {
+				return asker.resume(ctx, req) // the client's answer to the gate's question
 			}
-			return mcp.NewToolResultText(text), nil
+			id := fmt.Sprintf("mcp-%d", seq.Add(1))
+			return asker.run(ctx, id, func(ctx context.Context) tool.Result {
+				res, _ := s.Call(ctx, id, name, args)
+				return res
+			})
 		})
 	}
-	for _, e := range rt.Skills.List() {
+}
+
+func addSkillPrompts(srv *server.MCPServer, reg *skills.Registry) {
+	for _, e := range reg.List() {
 		opts := []mcp.PromptOption{mcp.WithPromptDescription(e.Description)}
 		for _, p := range e.Placeholders {
 			opts = append(opts, mcp.WithArgument(p, mcp.RequiredArgument()))
 		}
 		name := e.Name
 		srv.AddPrompt(mcp.NewPrompt(name, opts...), func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return skillPrompt(rt.Skills, name, req.Params.Arguments)
+			return skillPrompt(reg, name, req.Params.Arguments)
 		})
 	}
-	err = server.NewStdioServer(srv).Listen(ctx, f.IO.In, f.IO.Out)
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }
 
 func skillPrompt(reg *skills.Registry, name string, args map[string]string) (*mcp.GetPromptResult, error) {

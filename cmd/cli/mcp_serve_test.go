@@ -118,3 +118,63 @@ skills: [{name: "changelog", description: "Write a changelog entry", prompt: "Wr
 		t.Fatalf("prompt: %+v", pr.Messages)
 	}
 }
+
+// On stdio, a client of an earlier protocol version (2025-06-18) that
+// offers elicitation is asked with a server-initiated elicitation/create:
+// an allowed write is written, a denied one is not.
+func TestMCPServeStdioElicitation(t *testing.T) {
+	e := newSessionEnv(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	stderr := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: e.f.Getenv, Environ: e.f.Environ,
+		Getwd: e.f.Getwd, Now: e.f.Now, Context: ctx}
+	done := make(chan ExitCode, 1)
+	go func() {
+		done <- Run(f, []string{"mcp", "serve"})
+		outW.Close()
+		inR.Close()
+	}()
+	answers := &elicitAnswers{}
+	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), client.WithElicitationHandler(answers))
+	t.Cleanup(func() {
+		c.Close()
+		inW.Close()
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("ollm mcp serve exited %d: %s", code, stderr.String())
+		}
+	})
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	if err := c.Start(cctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-06-18"
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(cctx, init); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a.txt", "b.txt"} {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "write_file", map[string]any{"path": p, "content": p}
+		r, err := c.CallTool(cctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := p == "b.txt"; r.IsError != want {
+			t.Errorf("%s: isError %v: %q", p, r.IsError, toolText(r))
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(e.ws, "a.txt")); err != nil || string(b) != "a.txt" {
+		t.Errorf("a.txt: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("b.txt was written: %v", err)
+	}
+	if len(answers.questions) != 2 {
+		t.Errorf("questions: %q", answers.questions)
+	}
+}
