@@ -110,7 +110,7 @@ func (fl *loginFlow) run(ctx context.Context) error {
 		return err
 	}
 	rec.AuthServerMetadata = fl.metadataURL
-	if err := fl.register(ctx, h, &rec); err != nil {
+	if h, err = fl.register(ctx, h, &rec); err != nil {
 		return err
 	}
 	fl.file.setClient(rec)
@@ -154,40 +154,55 @@ func (fl *loginFlow) scopes(challenge string) []string {
 	return strings.Fields(challengeParam(challenge, "scope"))
 }
 
-// clientID is the client id given beforehand: a registered client's id,
-// else the URL of a client ID metadata document (the authorization server
-// fetches the document behind it); "" when ollm is to register itself.
+// clientID is the id of a client registered beforehand; "" when there is
+// none (a client ID metadata document, or ollm registers itself).
 func (fl *loginFlow) clientID() string {
-	switch {
-	case fl.oauth == nil:
+	if fl.oauth == nil {
 		return ""
-	case fl.oauth.ClientID != "":
-		return fl.oauth.ClientID
-	default:
-		return fl.oauth.MetadataURL
 	}
+	return fl.oauth.ClientID
 }
 
-// register registers ollm with the authorization server, unless a client
-// was registered beforehand (OAuthClient): then its id and secret are used.
-func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, rec *tokenRecord) error {
+// register decides which client logs in, in the order the MCP spec gives
+// (client registration, 2025-11-25): a client registered beforehand
+// (OAuthClient.ClientID); else a client ID metadata document, when one is
+// configured and the authorization server says it supports them
+// (client_id_metadata_document_supported) and the document is right;
+// else dynamic client registration (RFC 7591). It returns the handler to
+// log in with (a new one when the client id changed).
+func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, rec *tokenRecord) (*transport.OAuthHandler, error) {
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
-		return fmt.Errorf("discovering the authorization server: %w", err)
+		return nil, fmt.Errorf("discovering the authorization server: %w", err)
 	}
-	preRegistered := fl.clientID() != ""
-	if err := checkMetadata(md, preRegistered); err != nil {
-		return err
-	}
-	if preRegistered {
+	if fl.clientID() != "" {
+		if err := checkMetadata(md, true); err != nil {
+			return nil, err
+		}
 		rec.ClientID, rec.ClientSecret, rec.PreRegistered = fl.clientID(), fl.oauth.ClientSecret, true
-		return nil
+		return h, nil
+	}
+	if fl.oauth != nil && fl.oauth.MetadataURL != "" {
+		use, err := fl.metadataDocument(ctx, md, rec)
+		if err != nil {
+			return nil, err
+		}
+		if use {
+			if err := checkMetadata(md, true); err != nil {
+				return nil, err
+			}
+			rec.ClientID, rec.PreRegistered = fl.oauth.MetadataURL, true
+			return newOAuthHandler(*rec, fl.file, fl.client, fl.cfg.URL), nil
+		}
+	}
+	if err := checkMetadata(md, false); err != nil {
+		return nil, err
 	}
 	if err := h.RegisterClient(ctx, "ollm"); err != nil {
-		return fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
+		return nil, fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
 	}
 	rec.ClientID, rec.ClientSecret, rec.AuthMethod = h.GetClientID(), h.GetClientSecret(), h.GetTokenEndpointAuthMethod()
-	return nil
+	return h, nil
 }
 
 // checkMetadata refuses an authorization server ollm cannot use safely:
