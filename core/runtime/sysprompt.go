@@ -40,8 +40,8 @@ type promptParts struct {
 // the project's context files (each configured name, in the directories
 // from the repository's top, the nearest one holding .git, down to the
 // workspace root, as Gemini CLI and Claude Code read GEMINI.md and
-// CLAUDE.md; one copy of files with the same content); the context file of
-// every active extension (a Gemini CLI extension's contextFileName); and
+// CLAUDE.md; one copy of files with the same content; @file imports
+// expanded inside the project); the context file of every active extension (a Gemini CLI extension's contextFileName); and
 // the skills the model may load. Each file is capped, and a cut says so.
 // notes are problems the user should hear of (a missing context file).
 func systemPrompt(p promptParts) (prompt string, notes []string) {
@@ -52,7 +52,8 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 		names = DefaultContextFiles
 	}
 	var seen [][]byte
-	for _, dir := range contextDirs(p.Root) {
+	dirs := contextDirs(p.Root)
+	for _, dir := range dirs {
 		for _, name := range names {
 			path := filepath.Join(dir, name)
 			text, ok := readContext(path)
@@ -60,6 +61,9 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 				continue
 			}
 			seen = append(seen, []byte(text))
+			// @file imports stay inside the project: the repository's
+			// top, or the workspace outside a repository.
+			text, notes = expandImports(dirs[0], path, text, notes)
 			label := name
 			if dir != p.Root {
 				label = path
@@ -80,6 +84,7 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 			notes = append(notes, fmt.Sprintf("extension %s: context file %s (contextFileName) is missing or empty; the model does not get it", x.Name, path))
 			continue
 		}
+		text, notes = expandImports(x.Dir, path, text, notes)
 		fmt.Fprintf(&b, "\n\n## Context from extension %s (%s)\n\n%s", x.Name, filepath.Base(path), text)
 	}
 	if len(p.Skills) > 0 {
@@ -111,6 +116,14 @@ func contextDirs(root string) []string {
 		dirs = append([]string{d}, dirs...)
 	}
 	return dirs
+}
+
+// expandImports expands the @file imports of the context file at path,
+// confined to boundary, and adds what went wrong to notes.
+func expandImports(boundary, path, text string, notes []string) (string, []string) {
+	im := skills.Imports{Boundary: boundary}
+	text = im.Expand(path, text)
+	return text, append(notes, im.Notes...)
 }
 
 func containsBytes(list [][]byte, b []byte) bool {
