@@ -137,6 +137,7 @@ func (c *acpClient) take() []sdk.SessionNotification {
 type acpConn struct {
 	*sdk.ClientSideConnection
 	stderr *syncBuffer
+	init   sdk.InitializeResponse
 }
 
 func startACP(t *testing.T, e *sessionEnv, c *acpClient, fs bool, args ...string) *acpConn {
@@ -175,7 +176,7 @@ func connectACP(t testing.TB, base *Factory, c *acpClient, fs bool, args ...stri
 	if !init.AgentCapabilities.LoadSession || init.AgentInfo == nil || init.AgentInfo.Name != "ollm" || init.ProtocolVersion != sdk.ProtocolVersionNumber {
 		t.Fatalf("initialize: %+v", init)
 	}
-	return &acpConn{ClientSideConnection: conn, stderr: stderr}
+	return &acpConn{ClientSideConnection: conn, stderr: stderr, init: init}
 }
 
 func text(blocks ...string) []sdk.ContentBlock {

@@ -93,8 +93,9 @@ func (a *Agent) logf(format string, args ...any) {
 	fmt.Fprintf(a.opts.Log, "ollm acp: "+format+"\n", args...)
 }
 
-// Initialize answers with what ollm can do: load saved sessions, prompts
-// with embedded context, no authentication (models are local).
+// Initialize answers with what ollm can do: load, resume, list and close
+// saved sessions, prompts with embedded context, no authentication
+// (models are local).
 func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.caps = p.ClientCapabilities
@@ -104,9 +105,10 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "ollm", Title: &title, Version: a.opts.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:         true,
-			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
-			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -139,20 +141,57 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 // $OLLM_HOME/sessions: the TUI's, `ollm run`'s or an editor's), replaying
 // its conversation as session/update notifications first.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	if a.session(string(p.SessionId)) != nil {
-		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", p.SessionId)})
-	}
-	tr, id, history, err := agent.Resume(a.opts.Home.Sessions(), string(p.SessionId), a.opts.Now)
-	if err != nil {
-		return sdk.LoadSessionResponse{}, notFound(fmt.Sprintf("session %s: %v", p.SessionId, err))
-	}
-	s, err := a.open(ctx, p.Cwd, id, tr, history)
+	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, true)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	s.replay(ctx, history)
-	go s.advertise(mcpIgnored(p.McpServers)...)
 	return sdk.LoadSessionResponse{Modes: s.modeState()}, nil
+}
+
+// ResumeSession is session/load without the replay: the editor still
+// shows the conversation.
+func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, false)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	return sdk.ResumeSessionResponse{Modes: s.modeState()}, nil
+}
+
+// ListSessions lists the saved sessions, the latest first, of the
+// editor's workspace when it names one.
+func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	cwd, cursor := "", ""
+	if p.Cwd != nil {
+		cwd = *p.Cwd
+	}
+	if p.Cursor != nil {
+		cursor = *p.Cursor
+	}
+	resp, err := listSessions(a.opts.Home.Sessions(), cwd, cursor)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, failure(err)
+	}
+	return resp, nil
+}
+
+func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, servers []sdk.McpServer, replay bool) (*session, error) {
+	if a.session(string(sid)) != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", sid)})
+	}
+	tr, id, history, err := agent.Resume(a.opts.Home.Sessions(), string(sid), a.opts.Now)
+	if err != nil {
+		return nil, notFound(fmt.Sprintf("session %s: %v", sid, err))
+	}
+	s, err := a.open(ctx, cwd, id, tr, history)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		s.replay(ctx, history)
+	}
+	go s.advertise(mcpIgnored(servers)...)
+	return s, nil
 }
 
 // open builds the runtime and the agent session.
@@ -239,16 +278,6 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 		s.close()
 	}
 	return sdk.CloseSessionResponse{}, nil
-}
-
-// ListSessions is not advertised (sessionCapabilities.list).
-func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
-	return sdk.ListSessionsResponse{}, sdk.NewMethodNotFound("session/list")
-}
-
-// ResumeSession is not advertised; session/load resumes.
-func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	return sdk.ResumeSessionResponse{}, sdk.NewMethodNotFound("session/resume")
 }
 
 // SetSessionConfigOption: ollm offers no config options beyond modes.
