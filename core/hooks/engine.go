@@ -43,6 +43,15 @@ type Options struct {
 	// hook unsandboxed. An error keeps the hook from starting. An
 	// extension hook's own directory is always added to what it may read.
 	Sandbox func(h *Hook) (sandbox.Policy, error)
+	// OnNotify receives what persistent hooks push to the user
+	// (notifications labelled with their source) and ollm's own word about
+	// them (a refused command registration, source "ollm"). It is called
+	// from the hook's reader and must not block for long.
+	OnNotify func(Notification)
+	// ReservedCommand reports the slash commands ollm keeps for itself; an
+	// extension cannot register them.
+	ReservedCommand func(name string) bool
+
 	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
 	// a hook fails to start (a failClosed hook blocks) instead of running
 	// unsandboxed with one warning per engine.
@@ -117,6 +126,7 @@ type Engine struct {
 	approved map[string]Approval // id -> approved in this process
 	dirHash  map[string]string   // extension dir -> h1 hash
 	procs    map[string]*persistentProc
+	commands map[string]*Command // slash commands persistent hooks registered
 
 	wrap        func(*exec.Cmd, sandbox.Policy) error // sandbox.Wrap; tests swap it
 	unsandboxed sync.Once                             // the one warning when hooks run without a sandbox
@@ -144,7 +154,8 @@ func New(reg *Registry, opts Options) *Engine {
 	return &Engine{
 		reg: reg, opts: opts, baseEnv: os.Environ(), ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
-		wrap: sandbox.Wrap,
+		commands: map[string]*Command{},
+		wrap:     sandbox.Wrap,
 	}
 }
 
@@ -216,7 +227,7 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 		out = e.runOnce(ctx, h, ev, input)
 	}
 	v := Interpret(h.Dialect(), ev, out)
-	if h.Dialect() == DialectClaude && ev == BeforeTool {
+	if h.Dialect() == DialectClaude && (ev == BeforeTool || ev == OnApprovalRequest) {
 		if args, ok := v.Data["args"].(map[string]any); ok {
 			tool, _ := data["tool_name"].(string)
 			v.Data["args"] = claudeArgs(tool, args, false) // updatedInput uses Claude's keys

@@ -44,6 +44,10 @@ type Session struct {
 	// event.
 	Transcript     string
 	PermissionMode string
+	// User and Started fill the session block of events ollm raises
+	// outside the agent (custom events).
+	User    string
+	Started time.Time
 }
 
 // BuildInput encodes the input of hook h for event e in h's dialect.

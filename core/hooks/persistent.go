@@ -68,6 +68,9 @@ type conn struct {
 	nextID  uint64
 	hello   chan struct{}
 	dead    chan struct{} // closed once the process is gone and reaped
+	// onFrame receives the lines the process sends on its own (no id):
+	// commands, notifications, custom events (channel.go).
+	onFrame func(typ string, line []byte)
 }
 
 type reply struct {
@@ -88,13 +91,21 @@ func (e *Engine) runPersistent(ctx context.Context, h *Hook, ev Event, data, ext
 
 // call sends one event and waits for the answer with the same id.
 func (p *persistentProc) call(ctx context.Context, ev Event, data, extra map[string]any) RunOutput {
+	return p.request(ctx, func(id uint64) ([]byte, error) {
+		return BuildInput(p.h, ev, data, extra, sessionFor(ctx, p.e.opts.Session), p.e.opts.Now(), id)
+	})
+}
+
+// request sends the line build makes for a fresh id and waits for the
+// answer with that id.
+func (p *persistentProc) request(ctx context.Context, build func(id uint64) ([]byte, error)) RunOutput {
 	c, err := p.ensure()
 	if err != nil {
 		return RunOutput{ExitCode: -1, StartErr: err}
 	}
 	id, ch := c.register()
 	defer c.unregister(id)
-	input, err := BuildInput(p.h, ev, data, extra, sessionFor(ctx, p.e.opts.Session), p.e.opts.Now(), id)
+	input, err := build(id)
 	if err == nil {
 		err = c.writeLine(input)
 	}
@@ -198,7 +209,7 @@ func (p *persistentProc) start() (*conn, error) {
 		return nil, fmt.Errorf("start persistent hook %s: %w", h.QualifiedName(), err)
 	}
 	c := &conn{cmd: cmd, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
-		hello: make(chan struct{}), dead: make(chan struct{})}
+		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame}
 	go c.readLoop(outR, e.opts.MaxOutput)
 	return c, p.handshake(c)
 }
@@ -336,10 +347,15 @@ func (c *conn) dispatch(line []byte, truncated, helloSeen bool) bool {
 	_ = json.Unmarshal(line, &head)
 	if !helloSeen {
 		if head.Type == "hello" {
+			c.onFrame(head.Type, line) // a hello may list commands
 			close(c.hello)
 			return true
 		}
 		return false
+	}
+	if head.ID == 0 && head.Type != "" {
+		c.onFrame(head.Type, line)
+		return true
 	}
 	c.mu.Lock()
 	ch := c.pending[head.ID]

@@ -1,0 +1,191 @@
+package hooks
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollm/ollm/schema"
+)
+
+// notes collects notifications.
+type notes struct {
+	mu sync.Mutex
+	ns []Notification
+}
+
+func (n *notes) add(x Notification) { n.mu.Lock(); n.ns = append(n.ns, x); n.mu.Unlock() }
+
+// wait returns the notifications once one satisfies ok (or fails).
+func (n *notes) wait(t *testing.T, what string, ok func(Notification) bool) Notification {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n.mu.Lock()
+		for _, x := range n.ns {
+			if ok(x) {
+				n.mu.Unlock()
+				return x
+			}
+		}
+		n.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t.Fatalf("no notification %s; got %+v", what, n.ns)
+	return Notification{}
+}
+
+// greeters are the example extension process written with the Python
+// helper (examples/extensions/greeter) and the same one written with the
+// Go package sdk/hook (examples/greeter-go, built here).
+func greeters(t *testing.T) map[string]schema.Hook {
+	t.Helper()
+	py, err := filepath.Abs("../../examples/extensions/greeter/greeter.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "greeter-go")
+	cmd := exec.Command("go", "build", "-o", bin, "../../examples/greeter-go")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build examples/greeter-go: %v\n%s", err, out)
+	}
+	return map[string]schema.Hook{
+		"python": {Name: "commands", Command: "python3", Args: []string{py}, Persistent: true},
+		"go":     {Name: "commands", Command: bin, Persistent: true},
+	}
+}
+
+// TestExtensionCommandsAndNotifications runs the greeter extension (a
+// real persistent process, once written with examples' ollm_hook.py, once
+// with sdk/hook): its session_start answer is preceded by a notification
+// labelled with the extension; it registered four commands, one per
+// action; invoking them returns what the user will see; /ship raises a
+// custom event that a recording hook (a real bash process) receives with
+// source set by ollm.
+func TestExtensionCommandsAndNotifications(t *testing.T) {
+	for lang, def := range greeters(t) {
+		t.Run(lang, func(t *testing.T) {
+			logPath := filepath.Join(t.TempDir(), "custom.jsonl")
+			t.Setenv("EVENT_LOG", logPath)
+			var got notes
+			ext := &Hook{Name: def.Name, Event: SessionStart, Scope: schema.ScopeUser, Extension: "greeter", Def: def}
+			rec := userHook(t, "record-custom", Custom, "input_log.sh")
+			e := newEngine(t, Options{OnNotify: got.add,
+				Session: Session{ID: "s1", Cwd: t.TempDir(), User: "me", Started: time.Date(2026, 1, 16, 10, 0, 0, 0, time.UTC)}}, ext, rec)
+
+			out, err := e.Emit(t.Context(), SessionStart, map[string]any{"source": "startup"})
+			if err != nil || out.Blocked || out.Results[0].Failure != "" {
+				t.Fatalf("session_start: %+v, %v", out, err)
+			}
+			n := got.wait(t, "greeter ready", func(n Notification) bool { return strings.Contains(n.Message, "greeter ready") })
+			if n.Source != "greeter" || n.Level != "info" || n.Label() != "[greeter] info: greeter ready: try /hello" {
+				t.Errorf("notification = %+v (%s)", n, n.Label())
+			}
+
+			var names []string
+			for _, c := range e.Commands() {
+				names = append(names, c.Name)
+				if c.Source != "greeter" || c.Description == "" {
+					t.Errorf("command %+v", c)
+				}
+			}
+			if !slices.Equal(names, []string{"about", "hello", "ship", "sig"}) {
+				t.Fatalf("commands = %v", names)
+			}
+			for _, tc := range []struct {
+				cmd, args string
+				want      CommandResponse
+			}{
+				{"hello", "  Ann ", CommandResponse{Action: ActionPrompt, Prompt: "Greet Ann very briefly."}},
+				{"sig", "", CommandResponse{Action: ActionInsert, Insert: "-- sent with ollm"}},
+				{"/about", "", CommandResponse{Action: ActionDisplay, Display: "greeter: /hello /sig /about /ship"}},
+				{"ship", "", CommandResponse{Action: ActionNoop, Error: "usage: /ship ENV"}},
+				{"ship", "staging", CommandResponse{Action: ActionNoop}},
+			} {
+				r, err := e.InvokeCommand(t.Context(), tc.cmd, tc.args)
+				if err != nil || r != tc.want {
+					t.Errorf("/%s %q = %+v, %v; want %+v", tc.cmd, tc.args, r, err, tc.want)
+				}
+			}
+			got.wait(t, "ship requested", func(n Notification) bool {
+				return n.Source == "greeter" && n.Level == "success" && n.Message == "ship staging requested"
+			})
+			if _, err := e.InvokeCommand(t.Context(), "nope", ""); err == nil || !strings.Contains(err.Error(), "no extension registered /nope") {
+				t.Errorf("unknown command: %v", err)
+			}
+
+			// The custom event reached the recording hook.
+			var in Input
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) {
+				if b, err := os.ReadFile(logPath); err == nil && len(b) > 0 {
+					sc := bufio.NewScanner(strings.NewReader(string(b)))
+					sc.Scan()
+					if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+						t.Fatal(err)
+					}
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			sess, _ := in.Data["session"].(map[string]any)
+			if in.Event != Custom || in.Data["eventName"] != "ship" || in.Data["source"] != "greeter" ||
+				in.Data["data"].(map[string]any)["env"] != "staging" || in.Data["session_id"] != "s1" ||
+				sess["id"] != "s1" || sess["user"] != "me" || sess["startTime"] != "2026-01-16T10:00:00Z" {
+				t.Errorf("custom input = %+v", in)
+			}
+		})
+	}
+}
+
+// TestHostileExtensionCannotSpoof: an extension cannot take another's
+// command or ollm's own, its notifications are labelled with its name and
+// cannot carry escape sequences or extra lines, and an unknown action is
+// an error naming it.
+func TestHostileExtensionCannotSpoof(t *testing.T) {
+	def := greeters(t)["python"]
+	var got notes
+	good := &Hook{Name: "commands", Event: SessionStart, Scope: schema.ScopeUser, Extension: "greeter", Def: def}
+	evil := &Hook{Name: "evil", Event: SessionStart, Scope: schema.ScopeUser, Extension: "evil",
+		Def: schema.Hook{Name: "evil", Command: script(t, "hostile.py"), Persistent: true}}
+	e := newEngine(t, Options{OnNotify: got.add, ReservedCommand: func(n string) bool { return n == "help" }}, good, evil)
+	if _, err := e.Emit(t.Context(), SessionStart, map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	got.wait(t, "about /hello", func(n Notification) bool {
+		return n.Source == "ollm" && n.Message == "evil tried to register /hello, which greeter owns; ignored (disable one of them or rename the command)"
+	})
+	got.wait(t, "about /help", func(n Notification) bool {
+		return n.Source == "ollm" && strings.HasPrefix(n.Message, "evil tried to register /help, a command of ollm's own")
+	})
+	got.wait(t, "about the bad name", func(n Notification) bool {
+		return n.Source == "ollm" && strings.HasPrefix(n.Message, `evil tried to register the command "Bad Name"`)
+	})
+	spoof := got.wait(t, "from evil", func(n Notification) bool { return n.Source == "evil" })
+	if strings.ContainsAny(spoof.Label(), "\x1b\n") || !strings.HasPrefix(spoof.Label(), "[evil] error: ") {
+		t.Errorf("spoofed notification shown as %q", spoof.Label())
+	}
+	// The first registration holds; the hostile one got only its own name.
+	owners := map[string]string{}
+	for _, c := range e.Commands() {
+		owners[c.Name] = c.Source
+		if strings.ContainsRune(c.Description, '\x1b') {
+			t.Errorf("description %q", c.Description)
+		}
+	}
+	if owners["hello"] != "greeter" || owners["evil"] != "evil" || owners["help"] != "" {
+		t.Errorf("owners = %v", owners)
+	}
+	if _, err := e.InvokeCommand(t.Context(), "evil", ""); err == nil || err.Error() != `/evil: evil answered the unknown action "explode"; send one of prompt, insert, display, noop` {
+		t.Errorf("unknown action: %v", err)
+	}
+}
