@@ -135,6 +135,12 @@ func readCandidate(r root, dir string) (*candidate, *schema.Problem) {
 		if f.format == "claude" {
 			digest = claudeDigest(dir, data) // the plugin's other files count too
 		}
+		if f.format == "gemini" {
+			if hooks, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(GeminiHooksFile))); err == nil {
+				sum := sha256.Sum256(append(append(data[:len(data):len(data)], 0), hooks...))
+				digest = hex.EncodeToString(sum[:]) // its hooks file counts too
+			}
+		}
 		return &candidate{root: r, dir: dir, file: file, format: f.format, data: data, digest: digest}, nil
 	}
 	return nil, &schema.Problem{Severity: "warning", File: dir, Extension: filepath.Base(dir),
@@ -158,6 +164,9 @@ func (c *compiler) loadExtensions(cands []candidate) ([]schema.Extension, []sche
 			m, rep, diags = claudePlugin(cd.dir, cd.file, cd.data)
 		} else {
 			m, diags = c.manifest(cd.file, cd.data, cd.format)
+			if cd.format == "gemini" && len(diags) == 0 {
+				rep, diags = geminiExtHooks(cd.dir, &m)
+			}
 		}
 		if len(diags) > 0 {
 			probs = append(probs, manifestProblems(cd, diags)...)
