@@ -314,6 +314,11 @@ func (c *conn) notify(n mcp.JSONRPCNotification) {
 		}
 	case string(mcp.MethodNotificationMessage):
 		logServerMessage(c.log, n.Params.AdditionalFields)
+		if c.opts.OnLog != nil {
+			if level, text, ok := shownLog(n.Params.AdditionalFields); ok {
+				c.opts.OnLog(c.spec.Name, level, text)
+			}
+		}
 	default:
 		c.log.Debug("notification", "method", n.Method)
 	}
@@ -332,6 +337,27 @@ func (c *conn) progressNotification(fields map[string]any) {
 	ch.Total, _ = fields["total"].(float64)
 	ch.Message, _ = fields["message"].(string)
 	out(ch)
+}
+
+// shownLog is a notifications/message the user sees: warning or above.
+// The text is data when it is a string, else data as JSON, after the
+// logger's name.
+func shownLog(fields map[string]any) (level, text string, ok bool) {
+	level, _ = fields["level"].(string)
+	switch level {
+	case "warning", "error", "critical", "alert", "emergency":
+	default:
+		return "", "", false
+	}
+	text, isStr := fields["data"].(string)
+	if !isStr {
+		b, _ := json.Marshal(fields["data"])
+		text = string(b)
+	}
+	if l, _ := fields["logger"].(string); l != "" {
+		text = l + ": " + text
+	}
+	return level, text, true
 }
 
 // logServerMessage writes a notifications/message to the server's log.

@@ -79,6 +79,10 @@ type Options struct {
 	SandboxRequired bool
 	// wrap is sandbox.Wrap; tests swap it.
 	wrap func(*exec.Cmd, sandbox.Policy) error
+	// OnLog is told about every notifications/message at level warning or
+	// above (warning, error, critical, alert, emergency): server, level
+	// and the message text. Every level also goes to the server's log.
+	OnLog func(server, level, message string)
 }
 
 // Backoff is the restart policy for stdio servers that exit or crash
