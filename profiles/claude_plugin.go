@@ -622,9 +622,13 @@ func importProblems(ext schema.Extension) []schema.Problem {
 		if pos != "" && !filepath.IsAbs(pos) {
 			pos = filepath.Join(ext.Dir, pos)
 		}
+		kind, what := "Claude Code plugin", "plugin"
+		if ext.Import.Format == "gemini-extension" {
+			kind, what = "Gemini CLI extension", "extension"
+		}
 		out = append(out, schema.Problem{Severity: "warning", Extension: ext.Name, File: ext.File, Pos: pos,
-			Message: fmt.Sprintf("Claude Code plugin %s: %s skipped: %s", ext.Name, s.What, s.Why),
-			Fix:     fmt.Sprintf("nothing to do: the rest of the plugin loads; `ollm ext info %s` lists what was imported", ext.Name)})
+			Message: fmt.Sprintf("%s %s: %s skipped: %s", kind, ext.Name, s.What, s.Why),
+			Fix:     fmt.Sprintf("nothing to do: the rest of the %s loads; `ollm ext info %s` lists what was imported", what, ext.Name)})
 	}
 	return out
 }

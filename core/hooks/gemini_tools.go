@@ -188,8 +188,71 @@ func geminiVerdict(ev Event, data map[string]any, v Verdict) Verdict {
 		if names, ok := v.Data["available_tools"]; ok {
 			v.Data["available_tools"] = geminiToolNames(names, false)
 		}
+	case BeforeModel:
+		if req, ok := v.Data["llm_request"].(map[string]any); ok {
+			delete(v.Data, "llm_request")
+			if msgs, ok := req["messages"].([]any); ok {
+				v.Data["messages"] = mergeGeminiMessages(data["messages"], msgs)
+			}
+		}
 	}
 	return v
+}
+
+// mergeGeminiMessages puts a BeforeModel hook's llm_request.messages
+// back onto the conversation as Gemini CLI does (hookTranslator's
+// fromHookLLMRequest): the hook saw only the messages with text, so each
+// of those takes the hook's text and role in order, the others (tool
+// results) stay as they were, and messages beyond the conversation are
+// added at its end. A hook cannot drop messages this way.
+func mergeGeminiMessages(base any, hook []any) []any {
+	var list []map[string]any
+	switch b := base.(type) {
+	case []map[string]any:
+		list = b
+	case []any:
+		for _, x := range b {
+			if m, ok := x.(map[string]any); ok {
+				list = append(list, m)
+			}
+		}
+	}
+	out := make([]any, 0, len(list)+len(hook))
+	i := 0
+	for _, m := range list {
+		content, _ := m["content"].(string)
+		role, _ := m["role"].(string)
+		shown := content != "" && (role == "user" || role == "assistant" || role == "system" || role == "model")
+		if !shown || i >= len(hook) {
+			out = append(out, m)
+			continue
+		}
+		c := make(map[string]any, len(m))
+		for k, val := range m {
+			c[k] = val
+		}
+		c["role"], c["content"] = hookMessage(hook[i], role)
+		i++
+		out = append(out, c)
+	}
+	for ; i < len(hook); i++ {
+		role, content := hookMessage(hook[i], "user")
+		out = append(out, map[string]any{"role": role, "content": content})
+	}
+	return out
+}
+
+// hookMessage is one of a Gemini hook's messages in ollm's roles.
+func hookMessage(v any, role string) (string, string) {
+	m, _ := v.(map[string]any)
+	if r, ok := m["role"].(string); ok && r != "" {
+		role = r
+	}
+	if role == "model" {
+		role = "assistant"
+	}
+	content, _ := m["content"].(string)
+	return role, content
 }
 
 // geminiRequest is the llm_request of BeforeModel and BeforeToolSelection:

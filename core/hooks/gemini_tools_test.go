@@ -100,3 +100,38 @@ func TestGeminiNames(t *testing.T) {
 		t.Errorf("older name search_file_content = %q", got)
 	}
 }
+
+// A BeforeModel hook's llm_request.messages go back as Gemini CLI puts
+// them back: text onto the messages the hook saw, in order; tool calls
+// and results kept; extra messages at the end.
+func TestMergeGeminiMessages(t *testing.T) {
+	base := []map[string]any{
+		{"role": "system", "content": "sys"},
+		{"role": "user", "content": "use TOKEN"},
+		{"role": "assistant", "content": "", "tool_calls": []map[string]any{{"id": "c1", "name": "shell"}}},
+		{"role": "tool", "content": "out", "tool_name": "shell", "tool_call_id": "c1"},
+		{"role": "assistant", "content": "done"},
+	}
+	hook := []any{
+		map[string]any{"role": "system", "content": "sys"},
+		map[string]any{"role": "user", "content": "use [redacted]"},
+		map[string]any{"role": "model", "content": "done."},
+		map[string]any{"role": "user", "content": "and one more thing"},
+	}
+	got := mergeGeminiMessages(base, hook)
+	want := []any{
+		map[string]any{"role": "system", "content": "sys"},
+		map[string]any{"role": "user", "content": "use [redacted]"},
+		base[2], base[3],
+		map[string]any{"role": "assistant", "content": "done."},
+		map[string]any{"role": "user", "content": "and one more thing"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged:\n got %v\nwant %v", got, want)
+	}
+	v := geminiVerdict(BeforeModel, map[string]any{"messages": base},
+		Interpret(DialectGemini, BeforeModel, RunOutput{Stdout: []byte(`{"hookSpecificOutput": {"llm_request": {"messages": [{"role": "user", "content": "x"}]}}}`)}))
+	if _, ok := v.Data["llm_request"]; ok || len(v.Data["messages"].([]any)) != len(base) {
+		t.Errorf("verdict data %v", v.Data)
+	}
+}

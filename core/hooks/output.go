@@ -164,6 +164,9 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 	if args := sub.object("tool_input"); args != nil && e == BeforeTool {
 		v.setData("args", args)
 	}
+	if req := sub.object("llm_request"); req != nil && e == BeforeModel {
+		v.setData("llm_request", req) // Gemini's request rewrite; geminiVerdict merges it
+	}
 	if tc := sub.object("toolConfig"); tc != nil && e == BeforeToolSelection {
 		if names, ok := tc["allowedFunctionNames"].([]any); ok {
 			v.setData("available_tools", names)
