@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -71,5 +74,82 @@ func TestACPListAndResumeSessions(t *testing.T) {
 	}
 	if _, err := conn2.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: "no-such-session", Cwd: e.ws}); err == nil {
 		t.Error("resuming an unknown session succeeded")
+	}
+}
+
+// The MCP servers the editor passes in session/new join the session once
+// the user approves them in the editor: asked the first time, "always
+// allow" remembered for that configuration (a new connection is not
+// asked), a changed configuration asked again, a refused one not started.
+func TestACPEditorMCPServers(t *testing.T) {
+	e := newSessionEnv(t)
+	script := everythingScript(t)
+	server := func(env ...sdk.EnvVariable) []sdk.McpServer {
+		return []sdk.McpServer{{Stdio: &sdk.McpServerStdio{Name: "ed", Command: "node", Args: []string{script, "stdio"},
+			Env: append([]sdk.EnvVariable{}, env...)}}}
+	}
+	ctx := context.Background()
+	// prompt opens a session with servers on a new connection, answers the
+	// questions with answers and returns them and the model's tools.
+	prompt := func(servers []sdk.McpServer, answers ...string) ([]sdk.RequestPermissionRequest, []string, string) {
+		t.Helper()
+		c := newACPClient()
+		c.answers = answers
+		conn := startACP(t, e, c, false)
+		if !conn.init.AgentCapabilities.McpCapabilities.Http || !conn.init.AgentCapabilities.McpCapabilities.Sse {
+			t.Fatalf("mcpCapabilities: %+v", conn.init.AgentCapabilities.McpCapabilities)
+		}
+		ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: servers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.srv.Reply(llmtest.Text("ok"))
+		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("hi")}); err != nil {
+			t.Fatal(err)
+		}
+		var thoughts strings.Builder
+		for _, u := range c.take() {
+			if th := u.Update.AgentThoughtChunk; th != nil {
+				thoughts.WriteString(th.Content.Text.Text)
+			}
+		}
+		if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: ns.SessionId}); err != nil {
+			t.Fatal(err)
+		}
+		return c.perms, toolNames(e.srv.LastRequest()), thoughts.String()
+	}
+
+	perms, tools, _ := prompt(server(sdk.EnvVariable{Name: "API_KEY", Value: "s3cret-value"}), "approve_always")
+	if len(perms) != 1 || *perms[0].ToolCall.Title != "Start MCP server ed from the editor's settings?" {
+		t.Fatalf("permission requests: %+v", perms)
+	}
+	var opts []string
+	for _, o := range perms[0].Options {
+		opts = append(opts, string(o.OptionId))
+	}
+	if strings.Join(opts, " ") != "approve_always approve_session refuse" {
+		t.Errorf("options: %v", opts)
+	}
+	if !slices.Contains(tools, "echo") {
+		t.Fatalf("tools after approval: %v", tools)
+	}
+	b, err := os.ReadFile(filepath.Join(e.home, "trusted-hooks.json"))
+	if err != nil || !strings.Contains(string(b), `"acp-mcp:ed"`) || strings.Contains(string(b), "s3cret") {
+		t.Fatalf("trusted-hooks.json: %s %v", b, err)
+	}
+
+	perms, tools, _ = prompt(server(sdk.EnvVariable{Name: "API_KEY", Value: "s3cret-value"}))
+	if len(perms) != 0 || !slices.Contains(tools, "echo") {
+		t.Fatalf("an approved server: asked %d times, tools %v", len(perms), tools)
+	}
+
+	perms, tools, thoughts := prompt(server(sdk.EnvVariable{Name: "API_KEY", Value: "another"}), "refuse")
+	if len(perms) != 1 || slices.Contains(tools, "echo") || !strings.Contains(thoughts, "MCP server ed from the editor was refused and not started") {
+		t.Fatalf("a changed server refused: asked %d times, tools %v, told %q", len(perms), tools, thoughts)
+	}
+	for _, c := range perms[0].ToolCall.Content {
+		if c.Content != nil && c.Content.Content.Text != nil && strings.Contains(c.Content.Content.Text.Text, "another") {
+			t.Errorf("the question shows a variable's value: %q", c.Content.Content.Text.Text)
+		}
 	}
 }

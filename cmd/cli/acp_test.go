@@ -697,9 +697,8 @@ func TestACPHookApprovalThroughTheEditor(t *testing.T) {
 
 // A workspace MCP server of an unapproved workspace is held back; the
 // editor is asked before the first prompt, and once approved its tools
-// are offered to the model in that prompt. The MCP servers the editor
-// passes are not used, and the editor is told so (and that the
-// workspace is not approved).
+// are offered to the model in that prompt; the editor is told that the
+// workspace is not approved.
 func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 	e := newSessionEnv(t)
 	e.write(filepath.Join(e.ws, "ollm.cue"), `mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
@@ -707,8 +706,7 @@ func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 	c := newACPClient()
 	conn := startACP(t, e, c, false)
 	ctx := context.Background()
-	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{
-		{Stdio: &sdk.McpServerStdio{Name: "editor", Command: "true", Args: []string{}, Env: []sdk.EnvVariable{}}}}})
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -729,7 +727,7 @@ func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 			thoughts.WriteString(th.Content.Text.Text)
 		}
 	}
-	for _, want := range []string{"the workspace is not approved", "the 1 MCP server(s) the editor passed are not used", "MCP server everything ready"} {
+	for _, want := range []string{"the workspace is not approved", "MCP server everything ready"} {
 		if !strings.Contains(thoughts.String(), want) {
 			t.Errorf("the editor was not told %q:\n%s", want, thoughts.String())
 		}

@@ -105,7 +105,10 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentInfo:       &sdk.Implementation{Name: "ollm", Title: &title, Version: a.opts.Version},
 		AgentCapabilities: sdk.AgentCapabilities{
-			LoadSession:        true,
+			LoadSession: true,
+			// The editor's MCP servers join a session once approved (servers.go);
+			// stdio is always offered.
+			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
@@ -129,11 +132,11 @@ func (a *Agent) clientCaps() sdk.ClientCapabilities {
 // saved session in it.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	id := agent.NewID(a.opts.Now())
-	s, err := a.open(ctx, p.Cwd, id, nil, nil)
+	s, err := a.open(ctx, p.Cwd, id, nil, nil, p.McpServers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	go s.advertise(mcpIgnored(p.McpServers)...)
+	go s.advertise()
 	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modeState()}, nil
 }
 
@@ -183,26 +186,27 @@ func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, serve
 	if err != nil {
 		return nil, notFound(fmt.Sprintf("session %s: %v", sid, err))
 	}
-	s, err := a.open(ctx, cwd, id, tr, history)
+	s, err := a.open(ctx, cwd, id, tr, history, servers)
 	if err != nil {
 		return nil, err
 	}
 	if replay {
 		s.replay(ctx, history)
 	}
-	go s.advertise(mcpIgnored(servers)...)
+	go s.advertise()
 	return s, nil
 }
 
 // open builds the runtime and the agent session.
-func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, history []llm.Message) (*session, error) {
+func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, history []llm.Message, servers []sdk.McpServer) (*session, error) {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		if tr != nil {
 			tr.Close()
 		}
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q: an absolute path is required", cwd)})
 	}
-	s := &session{a: a, id: id, turn: make(chan struct{}, 1), calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{}}
+	s := &session{a: a, id: id, turn: make(chan struct{}, 1), calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{},
+		editorServers: servers}
 	rt, err := a.opts.NewRuntime(ctx, cwd, runtime.Options{SessionID: id, Mode: a.opts.Mode,
 		ApproveHook: s.approveHook, OnNotice: s.notice})
 	if err != nil {
@@ -297,16 +301,6 @@ func (a *Agent) closeAll() {
 	for _, s := range list {
 		s.close()
 	}
-}
-
-// mcpIgnored says that the MCP servers the editor passed are not used:
-// ollm runs the servers of its profile, under its trust rules
-// (mcpCapabilities is not advertised).
-func mcpIgnored(servers []sdk.McpServer) []string {
-	if len(servers) == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("the %d MCP server(s) the editor passed are not used: ollm runs the servers of its profile; add them with `ollm mcp add`", len(servers))}
 }
 
 // modes are ollm's approval modes as ACP session modes.

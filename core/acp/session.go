@@ -32,6 +32,9 @@ type session struct {
 
 	stopBus context.CancelFunc
 	turn    chan struct{} // holds a token while a prompt runs
+	// editorServers are the MCP servers of session/new (or load, resume),
+	// started at the first prompt
+	editorServers []sdk.McpServer
 
 	mu        sync.Mutex
 	mode      policy.Mode
@@ -262,7 +265,8 @@ func (s *session) skillCall(text string) (string, map[string]string, bool) {
 // askPending asks, before the first prompt, about what the workspace
 // brings that needs an approval: unapproved hooks (approved for good, as
 // `ollm hooks trust` would) and held workspace MCP servers (for this
-// session). Nothing is approved silently.
+// session); then it starts the editor's MCP servers, asking about those
+// not approved yet. Nothing is approved silently.
 func (s *session) askPending(ctx context.Context) {
 	for _, r := range s.rt.PendingHooks() {
 		if s.askApproval(ctx, "hook:"+r.ID, hookTitle(r), hookDetail(r)) {
@@ -285,6 +289,7 @@ func (s *session) askPending(ctx context.Context) {
 			s.notice(fmt.Sprintf("MCP server %s %s: %d tools", sp.Name, st.State, st.Tools))
 		}
 	}
+	s.startEditorServers(ctx, s.editorServers)
 }
 
 func hookTitle(r hooks.ApprovalRequest) string {
@@ -327,23 +332,35 @@ func (s *session) approveHook(ctx context.Context, r hooks.ApprovalRequest) (boo
 // askApproval shows an approval as a tool call of its own and asks for it
 // through the editor's permission prompt.
 func (s *session) askApproval(ctx context.Context, id, title, detail string) bool {
+	return s.ask(ctx, id, title, detail, []sdk.PermissionOption{
+		{OptionId: "approve", Name: "Approve", Kind: sdk.PermissionOptionKindAllowAlways},
+		{OptionId: "refuse", Name: "Refuse", Kind: sdk.PermissionOptionKindRejectOnce},
+	}) == "approve"
+}
+
+// ask shows a question as a tool call of kind other and asks it in the
+// editor's permission prompt; it returns the option chosen, "" for none
+// (dismissed, cancelled, failed). Any option but the first rejecting
+// kind completes the call.
+func (s *session) ask(ctx context.Context, id, title, detail string, options []sdk.PermissionOption) string {
 	id = fmt.Sprintf("%s#%s", id, agent.NewID(s.a.opts.Now()))
 	s.update(sdk.StartToolCall(sdk.ToolCallId(id), title, sdk.WithStartKind(sdk.ToolKindOther),
 		sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(detail))})))
 	st := sdk.ToolCallStatusPending
 	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Status: &st},
-		Options: []sdk.PermissionOption{
-			{OptionId: "approve", Name: "Approve", Kind: sdk.PermissionOptionKindAllowAlways},
-			{OptionId: "refuse", Name: "Refuse", Kind: sdk.PermissionOptionKindRejectOnce},
-		}})
-	ok := err == nil && resp.Outcome.Selected != nil && resp.Outcome.Selected.OptionId == "approve"
-	done := sdk.ToolCallStatusCompleted
-	if !ok {
-		done = sdk.ToolCallStatusFailed
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Status: &st}, Options: options})
+	chosen := ""
+	if err == nil && resp.Outcome.Selected != nil {
+		chosen = string(resp.Outcome.Selected.OptionId)
+	}
+	done := sdk.ToolCallStatusFailed
+	for _, o := range options {
+		if string(o.OptionId) == chosen && (o.Kind == sdk.PermissionOptionKindAllowOnce || o.Kind == sdk.PermissionOptionKindAllowAlways) {
+			done = sdk.ToolCallStatusCompleted
+		}
 	}
 	s.update(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(done)))
-	return ok
+	return chosen
 }
 
 // permission options of a tool call confirmation: ollm's three answers.
