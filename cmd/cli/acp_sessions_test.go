@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,5 +152,78 @@ func TestACPEditorMCPServers(t *testing.T) {
 		if c.Content != nil && c.Content.Content.Text != nil && strings.Contains(c.Content.Content.Text.Text, "another") {
 			t.Errorf("the question shows a variable's value: %q", c.Content.Content.Text.Text)
 		}
+	}
+}
+
+// An image in a prompt reaches a model that sees as Ollama's base64
+// `images` on the user message, and comes back when the session is
+// loaded; a model without the vision capability gets the text only and
+// the editor is told why.
+func TestACPPromptImages(t *testing.T) {
+	e := newSessionEnv(t)
+	png := []byte("\x89PNG\r\n\x1a\n" + "not really a picture")
+	b64 := base64.StdEncoding.EncodeToString(png)
+	ctx := context.Background()
+	run := func() (*acpClient, sdk.SessionId) {
+		t.Helper()
+		c := newACPClient()
+		conn := startACP(t, e, c, false)
+		if !conn.init.AgentCapabilities.PromptCapabilities.Image {
+			t.Fatalf("promptCapabilities: %+v", conn.init.AgentCapabilities.PromptCapabilities)
+		}
+		ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.srv.Reply(llmtest.Text("A picture."))
+		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId,
+			Prompt: []sdk.ContentBlock{sdk.TextBlock("what is this?"), sdk.ImageBlock(b64, "image/png")}}); err != nil {
+			t.Fatal(err)
+		}
+		return c, ns.SessionId
+	}
+	userMsg := func() llmtest.Message {
+		msgs := e.srv.LastRequest().Messages
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == "user" {
+				return msgs[i]
+			}
+		}
+		t.Fatalf("no user message: %+v", msgs)
+		return llmtest.Message{}
+	}
+
+	c, _ := run() // test-model: completion and tools only
+	if m := userMsg(); m.Content != "what is this?" || len(m.Images) != 0 {
+		t.Errorf("a model without vision got %q with %d images", m.Content, len(m.Images))
+	}
+	var thoughts strings.Builder
+	for _, u := range c.take() {
+		if th := u.Update.AgentThoughtChunk; th != nil {
+			thoughts.WriteString(th.Content.Text.Text)
+		}
+	}
+	if !strings.Contains(thoughts.String(), "model test-model does not take images (no vision capability); the 1 image(s) were not sent") {
+		t.Errorf("the editor was not told: %q", thoughts.String())
+	}
+
+	e.srv.AddModel(llmtest.Model{Name: "test-model", Capabilities: []string{"completion", "tools", "vision"}})
+	_, id := run()
+	if m := userMsg(); m.Content != "what is this?" || len(m.Images) != 1 || m.Images[0] != b64 {
+		t.Errorf("a model with vision got %q with images %q", m.Content, m.Images)
+	}
+	c2 := newACPClient()
+	conn2 := startACP(t, e, c2, false)
+	if _, err := conn2.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: id, Cwd: e.ws, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	var replayed []string
+	for _, u := range c2.take() {
+		if m := u.Update.UserMessageChunk; m != nil && m.Content.Image != nil {
+			replayed = append(replayed, m.Content.Image.MimeType+" "+m.Content.Image.Data)
+		}
+	}
+	if len(replayed) != 1 || replayed[0] != "image/png "+b64 {
+		t.Errorf("replayed images: %q", replayed)
 	}
 }

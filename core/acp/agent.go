@@ -94,7 +94,8 @@ func (a *Agent) logf(format string, args ...any) {
 }
 
 // Initialize answers with what ollm can do: load, resume, list and close
-// saved sessions, prompts with embedded context, no authentication
+// saved sessions, prompts with embedded context and images, the editor's
+// MCP servers (stdio, HTTP, SSE), no authentication
 // (models are local).
 func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
@@ -109,7 +110,7 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 			// The editor's MCP servers join a session once approved (servers.go);
 			// stdio is always offered.
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true}, // images.go
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
 		},

@@ -200,6 +200,8 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 		text := promptText(blocks)
 		if name, vars, ok := s.skillCall(text); ok {
 			_, err = s.s.RunSkill(ctx, s.rt.Skills, name, vars)
+		} else if images := s.promptImages(ctx, blocks); len(images) > 0 {
+			_, err = s.s.RunWithImages(ctx, text, images)
 		} else {
 			_, err = s.s.Run(ctx, text)
 		}
@@ -678,6 +680,7 @@ func (s *session) replay(ctx context.Context, history []llm.Message) {
 		switch m.Role {
 		case llm.RoleUser:
 			s.update(sdk.UpdateUserMessageText(m.Content))
+			s.replayImages(m.Images)
 		case llm.RoleAssistant:
 			if m.Thinking != "" {
 				s.update(sdk.UpdateAgentThoughtText(m.Thinking))

@@ -312,6 +312,10 @@ func (s *Session) Close(ctx context.Context) error {
 // calls until the model stops calling tools or the turn limit, then
 // after_agent. Cancelling ctx cancels this prompt only.
 func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
+	return s.run(ctx, prompt, nil)
+}
+
+func (s *Session) run(ctx context.Context, prompt string, images [][]byte) (Reply, error) {
 	if !s.started {
 		if err := s.Start(ctx); err != nil {
 			return Reply{}, err
@@ -329,7 +333,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 	if p, ok := out.Data["prompt"].(string); ok {
 		prompt = p
 	}
-	user := llm.Message{Role: llm.RoleUser, Content: prompt}
+	user := llm.Message{Role: llm.RoleUser, Content: prompt, Images: images}
 	if err := s.append(user); err != nil {
 		return rep, err
 	}
