@@ -15,6 +15,7 @@ import (
 	"github.com/ollm/ollm/cmd/cli/tui"
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/bus"
+	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/skills"
@@ -161,8 +162,14 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	} else {
 		id = agent.NewID(o.F.Now())
 	}
+	out := &runOutput{o: o}
 	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode,
-		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) }})
+		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) },
+		// Extensions' notifications and MCP servers' warnings: a line on
+		// stderr, an event in stream-json.
+		OnNotify: func(n hooks.Notification) {
+			out.event(agent.Event{Type: agent.EvNotification, Time: n.Time, SessionID: id, Text: n.Label(), Notification: &n})
+		}})
 	if err != nil {
 		if tr != nil {
 			tr.Close()
@@ -189,7 +196,6 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	if o.MaxTurns > 0 {
 		cfg.MaxTurns = o.MaxTurns
 	}
-	out := &runOutput{o: o}
 	cfg.OnEvent = out.event
 	if o.IO.CanPrompt() {
 		stop := answerOnTerminal(ctx, o.IO, rt.Bus)
@@ -258,6 +264,8 @@ func (w *runOutput) event(e agent.Event) {
 		fmt.Fprintf(w.o.IO.ErrOut, "blocked: %s: %s\n", what, joinNonEmpty(": ", e.Block.By, e.Block.Reason))
 	case agent.EvNotice:
 		fmt.Fprintf(w.o.IO.ErrOut, "notice: %s\n", e.Text)
+	case agent.EvNotification:
+		fmt.Fprintf(w.o.IO.ErrOut, "%s\n", e.Text)
 	case agent.EvHookFailure:
 		// Never silent: each hook's first failure is shown; with -v every
 		// one. All of them are in $OLLM_HOME/logs/hooks.log.

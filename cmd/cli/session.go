@@ -77,7 +77,20 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 		}
 	}
 	gate := newApprovalGate(ctx, notice)
+	notes := &pendingNotes{ui: &uiPtr}
+	var rtPtr atomic.Pointer[runtime.Runtime]
 	rt, err := f.NewRuntime(ctx, runtime.Options{
+		OnNotify: notes.notify,
+		ReservedCommand: func(name string) bool {
+			if tui.Reserved(name) {
+				return true
+			}
+			if r := rtPtr.Load(); r != nil && r.Skills != nil {
+				_, err := r.Skills.Get(name)
+				return err == nil
+			}
+			return false
+		},
 		SessionID: id,
 		ApproveHook: gate.hook(func(ctx context.Context, r hooks.ApprovalRequest) (bool, error) {
 			if ui := uiPtr.Load(); ui != nil {
@@ -100,22 +113,25 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	}
 	defer rt.Close()
 	gate.rt = rt
+	rtPtr.Store(rt)
 
 	ss := &sessionState{rt: rt, gate: gate, current: f.CurrentGeneration}
 	ss.generation()
 	ui := tui.NewAgentRuntime(ctx, tui.AgentOptions{
-		Bus:       rt.Bus,
-		Skills:    rt.Skills,
-		Status:    ss.status,
-		Command:   func(ctx context.Context, c tui.Command) (string, error) { return sessionCommand(rt, c) },
-		Job:       ss.job,
-		Approvals: gate.items(),
-		Approve:   gate.approve,
-		Attach:    sessionAttach(rt),
+		Bus:         rt.Bus,
+		Skills:      rt.Skills,
+		Status:      ss.status,
+		Command:     func(ctx context.Context, c tui.Command) (string, error) { return sessionCommand(rt, c) },
+		Job:         ss.job,
+		Approvals:   gate.items(),
+		Approve:     gate.approve,
+		Attach:      sessionAttach(rt),
+		ExtCommands: extCommands{rt},
 	})
 	defer ui.Close()
 	ss.ui = ui
 	uiPtr.Store(ui)
+	notes.flush()
 
 	cfg := rt.AgentConfig()
 	cfg.OnEvent = ui.OnEvent

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
@@ -35,8 +36,12 @@ const (
 	EvBlocked       EventType = "blocked"        // a hook or the policy stopped an operation; Block says which and why
 	EvHookFailure   EventType = "hook_failure"   // a hook failed (exit status, timeout, bad output, no start); Failure says which and how
 	EvError         EventType = "error"          // Error says what failed
-	EvTurnEnd       EventType = "turn_end"       // one prompt finished; Text is the final displayed answer
-	EvSessionEnd    EventType = "session_end"
+	// EvNotification: an extension (or an MCP server's log at warning or
+	// above) told the user something; Notification says who, at what
+	// level, and Text is its label ("[source] level: message").
+	EvNotification EventType = "notification"
+	EvTurnEnd      EventType = "turn_end" // one prompt finished; Text is the final displayed answer
+	EvSessionEnd   EventType = "session_end"
 )
 
 // Event is one thing the loop did. Fields not relevant to Type are empty.
@@ -53,7 +58,9 @@ type Event struct {
 	Context   *ContextUse  `json:"context,omitempty"`
 	Block     *Block       `json:"block,omitempty"`
 	Failure   *HookFailure `json:"failure,omitempty"`
-	Error     string       `json:"error,omitempty"`
+	// Notification is set for EvNotification.
+	Notification *hooks.Notification `json:"notification,omitempty"`
+	Error        string              `json:"error,omitempty"`
 }
 
 // ToolEvent describes one tool call as it goes through the gate.

@@ -197,17 +197,29 @@ func logName(ext string) string {
 	return "ext-" + ext + ".log"
 }
 
-// notify passes a hook's notification on, labelled with its source.
-func (e *Engine) notify(h *Hook, level, msg string) {
+// NewNotification is a notification from source, its level one of info,
+// success, warn, error (warning counts as warn; anything else as info,
+// except MCP's error, critical, alert and emergency, which are error) and
+// its message on one line without control characters.
+func NewNotification(source, level, msg string, now time.Time) Notification {
 	lv, ok := levels[level]
-	if !ok {
+	switch {
+	case ok:
+	case level == "critical" || level == "alert" || level == "emergency":
+		lv = "error"
+	default:
 		lv = "info"
 	}
-	msg = clean(msg)
-	if msg == "" || e.opts.OnNotify == nil {
+	return Notification{Source: source, Level: lv, Message: clean(msg), Time: now}
+}
+
+// notify passes a hook's notification on, labelled with its source.
+func (e *Engine) notify(h *Hook, level, msg string) {
+	n := NewNotification(source(h), level, msg, e.opts.Now())
+	if n.Message == "" || e.opts.OnNotify == nil {
 		return
 	}
-	e.opts.OnNotify(Notification{Source: source(h), Level: lv, Message: msg, Time: e.opts.Now()})
+	e.opts.OnNotify(n)
 }
 
 // ownNotice is ollm's own word about a hook (a refused registration).

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,6 +47,7 @@ import (
 // engine, the MCP servers, the policy and the provider are replaced, so
 // read them through the methods.
 type Runtime struct {
+	started   time.Time // the session block of events raised outside the agent
 	Home      store.Home
 	Workspace store.Workspace
 	SessionID string
@@ -125,6 +127,14 @@ type Options struct {
 	// OnNotice receives what the runtime has to say mid-session (an
 	// "always" answer saved to the profile, or why it was not).
 	OnNotice func(string)
+	// OnNotify receives notifications: what persistent hooks push (labelled
+	// with their extension), ollm's word about them (a refused command),
+	// and MCP servers' log messages at warning or above ("mcp:<server>").
+	// It must not block for long.
+	OnNotify func(hooks.Notification)
+	// ReservedCommand reports the slash commands the face keeps (its own
+	// and the skills); an extension cannot register them.
+	ReservedCommand func(name string) bool
 	// Bus is the confirmation bus to use; nil makes a new one.
 	Bus *bus.Bus
 }
@@ -161,7 +171,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		o.Environ = os.Environ
 	}
 	home, ws := o.Home, o.Workspace
-	rt := &Runtime{Home: home, Workspace: ws, SessionID: o.SessionID, Bus: o.Bus, Tools: tool.NewRegistry(),
+	rt := &Runtime{started: time.Now(), Home: home, Workspace: ws, SessionID: o.SessionID, Bus: o.Bus, Tools: tool.NewRegistry(),
 		hookLog: &lazyLog{path: filepath.Join(home.Logs(), "hooks.log")},
 		Skills:  skills.New(), opts: o, hreg: hooks.NewRegistry(),
 		approved: map[string]*mcp.Manager{}, allowed: map[string]string{}, mcpOwners: map[string]bool{},
@@ -324,11 +334,13 @@ func (rt *Runtime) install(l *loaded) []string {
 		rt.hreg.Register(h)
 	}
 	engine := hooks.New(rt.hreg, hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
-		Session:   hooks.Session{ID: rt.SessionID, Cwd: rt.Workspace.Root},
-		LogDir:    rt.Home.Logs(),
-		Approvals: hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
-		Approve:   rt.opts.ApproveHook,
-		Sandbox:   hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, rt.sandboxEnv(g)),
+		Session:         hooks.Session{ID: rt.SessionID, Cwd: rt.Workspace.Root, User: sessionUser(), Started: rt.started},
+		OnNotify:        rt.opts.OnNotify,
+		ReservedCommand: rt.opts.ReservedCommand,
+		LogDir:          rt.Home.Logs(),
+		Approvals:       hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
+		Approve:         rt.opts.ApproveHook,
+		Sandbox:         hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, rt.sandboxEnv(g)),
 		// Failures and skips go to logs/hooks.log; the session shows them
 		// as they happen (agent.EvHookFailure), async observers' here.
 		Logger: slog.New(slog.NewTextHandler(rt.hookLog, nil)),
@@ -350,6 +362,12 @@ func (rt *Runtime) install(l *loaded) []string {
 	for _, e := range base.List() {
 		_ = rt.Skills.Add(e.Skill)
 	}
+	// Gemini CLI's own commands (~/.gemini/commands, and the project's
+	// once the workspace is approved); ollm's skills win on a name.
+	home, _ := os.UserHomeDir()
+	gem, gwarn := skills.GeminiCommands(home, rt.Workspace.Root, l.trusted)
+	warnings = append(warnings, gwarn...)
+	rt.Skills.AddMissing(gem)
 
 	// The profile's own servers; extensions' servers start with their
 	// extension (ext.MCPServers), never here.
@@ -461,6 +479,11 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	}
 	// Elicitation and sampling are asked through the confirmation bus.
 	rt.mcpRequests(&o)
+	if rt.opts.OnNotify != nil {
+		o.OnLog = func(server, level, text string) {
+			rt.opts.OnNotify(hooks.NewNotification("mcp:"+server, level, text, time.Now()))
+		}
+	}
 	return o
 }
 
@@ -1115,4 +1138,12 @@ func (l *lazyLog) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// sessionUser is the login name hooks see as session.user.
+func sessionUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }

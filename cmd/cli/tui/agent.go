@@ -36,6 +36,8 @@ type AgentOptions struct {
 	// Attach, if set, expands a prompt before it runs (MCP resources
 	// mentioned as @server:uri); its notes are shown as notices.
 	Attach func(ctx context.Context, prompt string) (string, []string)
+	// ExtCommands are the slash commands extensions registered; nil: none.
+	ExtCommands ExtCommands
 	// Approvals are asked before the first prompt; Approve records each answer.
 	Approvals []Approval
 	Approve   func(id string, ok bool) error
@@ -224,6 +226,10 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 		return SystemMessage{Hook: e.Hook, Text: e.Text}
 	case agent.EvNotice, agent.EvHookFailure:
 		return Notice{Text: e.Text}
+	case agent.EvNotification:
+		if n := e.Notification; n != nil {
+			return Note{Source: n.Source, Level: n.Level, Text: n.Message}
+		}
 	case agent.EvFileChange:
 		return Notice{Text: "changed " + strings.Join(t.Files, ", ")}
 	case agent.EvReset:
@@ -396,6 +402,12 @@ func (r *AgentRuntime) Command(c Command) (string, bool, error) {
 }
 
 func (r *AgentRuntime) skill(c Command) (string, bool, error) {
+	if !r.isSkill(c.Name) {
+		if src, ok := r.extCommand(c.Name); ok {
+			go r.runExtCommand(src, c)
+			return "", false, nil
+		}
+	}
 	if r.opt.Skills == nil {
 		return "", false, fmt.Errorf("unknown command /%s; /help lists them", c.Name)
 	}

@@ -86,6 +86,16 @@ type SystemMessage struct{ Hook, Text string }
 // Notice is something the user should know.
 type Notice struct{ Text string }
 
+// Note is what an extension (or an MCP server's warning) shows the user: a
+// notification, or a command's display or error line. Source is set by
+// ollm, never by the extension, and always shown in brackets. Level is
+// info, success, warn, error, or "display" for a command's note.
+type Note struct{ Source, Level, Text string }
+
+// InsertText puts Text into the input box at the cursor (an extension
+// command's insert action); nothing is sent.
+type InsertText struct{ Text string }
+
 // Replayed is a message of a resumed session's history, shown as it was
 // before the first new prompt: Role "user" or "assistant".
 type Replayed struct{ Role, Text string }
@@ -140,3 +150,6 @@ func (ContextChanged) event()   {}
 func (MCPChanged) event()       {}
 func (ApprovalsNeeded) event()  {}
 func (SessionEnded) event()     {}
+
+func (Note) event()       {}
+func (InsertText) event() {}

@@ -266,6 +266,10 @@ func (m *Model) handle(ev Event) {
 		m.info("system", fmt.Sprintf("[%s] %s", e.Hook, e.Text))
 	case Notice:
 		m.info("info", e.Text)
+	case Note:
+		m.info("note-"+e.Level, "["+e.Source+"] "+e.Text)
+	case InsertText:
+		m.input.InsertString(e.Text)
 	case Replayed:
 		switch e.Role {
 		case "user":

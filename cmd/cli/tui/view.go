@@ -125,6 +125,16 @@ func (m *Model) entryView(e *entry) (string, bool) {
 		s = stWarn.Render(wordwrap.String("⊘ "+e.text, w))
 	case "system":
 		s = stSystem.Render(wordwrap.String("⚙ "+e.text, w))
+	case "note-error":
+		s = stError.Render(wordwrap.String("✗ "+e.text, w))
+	case "note-warn":
+		s = stWarn.Render(wordwrap.String("! "+e.text, w))
+	case "note-success":
+		s = stOK.Render(wordwrap.String("✓ "+e.text, w))
+	case "note-display":
+		s = wordwrap.String(e.text, w)
+	case "note-info":
+		s = stDim.Render(wordwrap.String("• "+e.text, w))
 	default:
 		s = stDim.Render(wordwrap.String(e.text, w))
 	}
