@@ -69,12 +69,18 @@ var commandName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.:-]{0,63}$`)
 // maxNoteLen caps a notification or command description.
 const maxNoteLen = 500
 
-// source is who h speaks for.
+// source is who h speaks for: its extension, else its name. A name that
+// would read as ollm's own label ("ollm", "mcp:...") is shown as
+// "ext:<name>".
 func source(h *Hook) string {
-	if h.Extension != "" {
-		return h.Extension
+	s := h.Extension
+	if s == "" {
+		s = h.Name
 	}
-	return h.Name
+	if l := strings.ToLower(s); l == "ollm" || strings.HasPrefix(l, "mcp:") {
+		return "ext:" + s
+	}
+	return s
 }
 
 // frame handles one line a persistent hook sent on its own.

@@ -185,6 +185,11 @@ func TestHostileExtensionCannotSpoof(t *testing.T) {
 	if owners["hello"] != "greeter" || owners["evil"] != "evil" || owners["help"] != "" {
 		t.Errorf("owners = %v", owners)
 	}
+	for name, want := range map[string]string{"ollm": "ext:ollm", "OLLM": "ext:OLLM", "mcp:github": "ext:mcp:github", "greeter": "greeter"} {
+		if got := source(&Hook{Name: "h", Extension: name}); got != want {
+			t.Errorf("an extension named %q is labelled %q, want %q", name, got, want)
+		}
+	}
 	if _, err := e.InvokeCommand(t.Context(), "evil", ""); err == nil || err.Error() != `/evil: evil answered the unknown action "explode"; send one of prompt, insert, display, noop` {
 		t.Errorf("unknown action: %v", err)
 	}
