@@ -27,11 +27,15 @@ and the diff of an edit) and write_todos's list as the plan. A call the
 policy asks about becomes the editor's permission prompt: allow once, allow
 always (saved to the user profile like the TUI's "always") or reject.
 Unapproved workspace hooks and servers are asked about the same way before
-the first prompt. Session modes are the approval modes (default,
-auto_edit, plan, yolo); skills are slash commands; session/load resumes
-any saved session in $OLLM_HOME/sessions. When the editor offers file
-access, read_file, write_file and edit_file go through it (unsaved
-buffers are seen, edits land in them), still through the policy.
+the first prompt, and so are the MCP servers the editor passes (once per
+configuration when allowed always). Session modes are the approval modes
+(default, auto_edit, plan, yolo); skills are slash commands; session/list,
+session/load and session/resume reach any saved session in
+$OLLM_HOME/sessions. Images in a prompt go to a model that sees. When the
+editor offers file access, read_file, write_file and edit_file go through
+it (unsaved buffers are seen, edits land in them), still through the
+policy. Shell commands run in ollm's sandbox, never in the editor's
+terminals.
 
 docs/editors.md has the configuration for Zed, Neovim and Emacs.`,
 		Example: `  ollm acp                          # started by the editor, not by hand
