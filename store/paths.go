@@ -108,6 +108,11 @@ func (w Workspace) Extensions() string { return filepath.Join(w.Root, ".ollm", "
 // Skills is <root>/.ollm/skills.
 func (w Workspace) Skills() string { return filepath.Join(w.Root, ".ollm", "skills") }
 
+// GeminiCommands is <root>/.gemini/commands, Gemini CLI's project
+// commands (their !{...} run commands, so they count for the workspace's
+// approval).
+func (w Workspace) GeminiCommands() string { return filepath.Join(w.Root, ".gemini", "commands") }
+
 // Memory is the per-workspace memory file.
 func (w Workspace) Memory() string { return filepath.Join(w.Root, ".ollm", "memory.json") }
 

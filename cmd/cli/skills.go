@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -71,6 +73,12 @@ func (o *SkillsOptions) registry() (*skills.Registry, error) {
 		return nil, err
 	}
 	reg, errs := skills.Base(r.Profile.Skills, dirs...)
+	userHome, _ := os.UserHomeDir()
+	gem, gwarn := skills.GeminiCommands(userHome, r.Workspace, r.Trust.Approved)
+	reg.AddMissing(gem)
+	for _, w := range gwarn {
+		errs = append(errs, errors.New(w))
+	}
 	home, err := o.Ext.Home()
 	if err != nil {
 		return nil, err

@@ -24,6 +24,37 @@ type tomlCommand struct {
 // A missing dir holds none; a file that is not valid TOML or has no
 // prompt is reported, naming it, and skipped.
 func LoadCommands(dir, extension string) ([]Skill, []error) {
+	return loadCommands(dir, extension, nil)
+}
+
+// LoadProjectCommands reads a workspace's Gemini CLI commands
+// (.gemini/commands) like LoadCommands, confined to root: the directory
+// and each file must stay inside root once symbolic links are followed;
+// a link out of the workspace is reported, naming it, and never read.
+func LoadProjectCommands(dir, root string) ([]Skill, []error) {
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		return nil, nil
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("commands directory %s: %w", dir, err)}
+	}
+	if !inside(root, real) {
+		return nil, []error{fmt.Errorf("commands directory %s leads out of the workspace (to %s); its commands are not read: make it a directory inside %s", dir, real, root)}
+	}
+	return loadCommands(real, "", func(p string) error {
+		rp, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if !inside(root, rp) {
+			return fmt.Errorf("%s leads out of the workspace (to %s); not read: make it a file inside %s", p, rp, root)
+		}
+		return nil
+	})
+}
+
+func loadCommands(dir, extension string, check func(path string) error) ([]Skill, []error) {
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -44,6 +75,12 @@ func LoadCommands(dir, extension string) ([]Skill, []error) {
 	var out []Skill
 	var errs []error
 	for _, f := range files {
+		if check != nil {
+			if err := check(f); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		s, err := readCommand(dir, f)
 		if err != nil {
 			if extension != "" {
