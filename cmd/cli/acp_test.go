@@ -536,7 +536,8 @@ func acpNpmDir(t *testing.T) string {
 // text and a write_file call with its diff, the permission prompt is
 // answered allow once (the write goes through the editor's
 // fs/write_text_file) and then reject, a cancel stops a running shell
-// command, and a restarted editor loads the session and goes on.
+// command, a restarted editor loads the session and goes on, and another
+// lists the workspace's sessions and resumes it without a replay.
 func TestACPTypeScriptClient(t *testing.T) {
 	e := newSessionEnv(t)
 	npm := acpNpmDir(t)
@@ -550,6 +551,7 @@ func TestACPTypeScriptClient(t *testing.T) {
 	e.srv.Reply(llmtest.Text("OK."))
 	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
 	e.srv.Reply(llmtest.Text("Still here."))
+	e.srv.Reply(llmtest.Text("Resumed."))
 
 	script, _ := filepath.Abs(filepath.Join("testdata", "acp", "client.mjs"))
 	cmd := exec.Command("node", script, npm, ollm, e.ws)
@@ -586,12 +588,16 @@ func TestACPTypeScriptClient(t *testing.T) {
 			Locations []struct{ Path string } `json:"locations"`
 		} `json:"toolCalls"`
 		FinalStatus map[string]string `json:"finalStatus"`
+		Listed      []struct {
+			ID, Title, Cwd string
+		} `json:"listed"`
+		ResumeReplayed int `json:"resumeReplayed"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s\n%s", err, out, stderr.String())
 	}
 	a := filepath.Join(e.ws, "a.txt")
-	if strings.Join(got.Stops, " ") != "end_turn end_turn cancelled end_turn" {
+	if strings.Join(got.Stops, " ") != "end_turn end_turn cancelled end_turn end_turn" {
 		t.Errorf("stop reasons: %q", got.Stops)
 	}
 	if got.Text != "Writing.Written.OK." || got.ReplayText != "Writing.Written.OK.Still here." {
@@ -623,8 +629,21 @@ func TestACPTypeScriptClient(t *testing.T) {
 	if strings.Join(got.ReplayUsers, "|") != "write a.txt|write b.txt|wait a minute" {
 		t.Errorf("replayed user messages: %q", got.ReplayUsers)
 	}
-	if last := e.srv.LastRequest(); last.Messages[len(last.Messages)-1].Content != "still there?" || last.Messages[1].Content != "write a.txt" {
-		t.Errorf("the loaded session's request: %+v", last.Messages)
+	if len(got.Listed) != 1 || got.Listed[0].ID != got.SessionID || got.Listed[0].Title != "write a.txt" || got.Listed[0].Cwd != e.ws {
+		t.Errorf("session/list: %+v", got.Listed)
+	}
+	if got.ResumeReplayed != 0 {
+		t.Errorf("session/resume replayed %d user messages", got.ResumeReplayed)
+	}
+	last := e.srv.LastRequest()
+	var users []string
+	for _, m := range last.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	if strings.Join(users, "|") != "write a.txt|write b.txt|wait a minute|still there?|resumed" {
+		t.Errorf("the loaded and resumed session's prompts: %q", users)
 	}
 }
 

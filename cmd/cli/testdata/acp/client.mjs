@@ -1,6 +1,7 @@
 // An editor as the official TypeScript ACP SDK's client: it starts
 // `ollm acp`, runs the session TestACPTypeScriptClient scripts the fake
-// model for, and prints what it saw as one JSON object.
+// model for (new, prompts, cancel; load; list and resume), and prints
+// what it saw as one JSON object.
 //
 //   node client.mjs NPM_DIR OLLM WORKSPACE
 import { spawn } from "node:child_process";
@@ -77,7 +78,8 @@ let sessionId;
     await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" });
     const running = new Promise((resolve) => {
       onUpdate = (u) => {
-        const text = (u.content || []).map((c) => (c.type === "content" ? c.content.text : "")).join("");
+        if (u.sessionUpdate !== "tool_call_update" || !Array.isArray(u.content)) return; // message chunks carry one block
+        const text = u.content.map((c) => (c.type === "content" ? c.content.text : "")).join("");
         const m = u.sessionUpdate === "tool_call_update" && /pid (\d+)/.exec(text);
         if (m) resolve(Number(m[1]));
       };
@@ -86,6 +88,7 @@ let sessionId;
     seen.pid = await running;
     await ctx.notify(acp.methods.agent.session.cancel, { sessionId });
     await turn;
+    onUpdate = () => {};
   });
   child.stdin.end();
   await new Promise((r) => child.on("exit", r));
@@ -105,13 +108,32 @@ let sessionId;
   await new Promise((r) => child.on("exit", r));
 }
 
+// A third start: the editor lists the workspace's sessions and resumes
+// this one, which goes on without a replay.
+{
+  const { child, stream, app } = start();
+  const before = (seen.secondCount = seen.updates.length);
+  await app.connectWith(stream, async (ctx) => {
+    await initialize(ctx);
+    const list = await ctx.request(acp.methods.agent.session.list, { cwd: ws });
+    seen.listed = list.sessions.map((s) => ({ id: s.sessionId, title: s.title || "", cwd: s.cwd }));
+    await ctx.request(acp.methods.agent.session.resume, { sessionId, cwd: ws });
+    seen.resumeReplayed = seen.updates.slice(before).filter((u) => u.sessionUpdate === "user_message_chunk").length;
+    await prompt(ctx, sessionId, "resumed");
+  });
+  child.stdin.end();
+  await new Promise((r) => child.on("exit", r));
+}
+
 const first = seen.updates.slice(0, seen.firstCount);
 const summary = {
   sessionId,
   stops: seen.stops,
   pid: seen.pid,
   replayUsers: seen.replayUsers,
-  replayText: seen.updates.slice(seen.firstCount).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join(""),
+  listed: seen.listed,
+  resumeReplayed: seen.resumeReplayed,
+  replayText: seen.updates.slice(seen.firstCount, seen.secondCount).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join(""),
   permissions: seen.permissions,
   writes: seen.writes,
   text: first.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join(""),
