@@ -113,12 +113,13 @@ func (h *httpServe) serve(ctx context.Context, srv *server.MCPServer, out io.Wri
 }
 
 // requireToken lets through only requests whose Authorization header
-// carries the token (compared in constant time); the rest get 401.
+// carries the token as a bearer token (the scheme in any case, the token
+// compared in constant time); the rest get 401.
 func requireToken(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="ollm mcp serve"`)
 			http.Error(w, "401 unauthorized: send the header \"Authorization: Bearer TOKEN\" with the token ollm mcp serve printed (or the one in its --token-file or OLLM_MCP_TOKEN)", http.StatusUnauthorized)
 			return

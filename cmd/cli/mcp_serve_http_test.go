@@ -125,7 +125,7 @@ func TestMCPServeHTTPTokenAndElicitation(t *testing.T) {
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") || len(token) < 32 {
 		t.Fatalf("url %q, token %q", url, token)
 	}
-	for _, auth := range []string{"", "Bearer wrong-token-of-some-length", "Bearer " + token + "x", token} {
+	for _, auth := range []string{"", "Bearer wrong-token-of-some-length", "Bearer " + token + "x", token, "Basic " + token, "Bearer"} {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		req.Header.Set("Content-Type", "application/json")
 		if auth != "" {
@@ -237,7 +237,7 @@ func TestMCPServeHTTPFlags(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Authorization", "bearer "+tok) // the scheme in any case (RFC 9110)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
