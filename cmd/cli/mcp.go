@@ -20,6 +20,7 @@ import (
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
+	"github.com/ollm/ollm/tools"
 )
 
 func newCmdMCP(f *Factory) *cobra.Command {
@@ -106,7 +107,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		return nil, err
 	}
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
-		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace}
+		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace, Snapshot: true}
 	if o.Only != "" && !o.adHoc() {
 		opts.Only = []string{o.Only}
 		if o.OnlyToo != "" {
@@ -137,13 +138,13 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	opts.SandboxRequired = r.Profile.Sandbox.Required
 	approved := r.Trust.Approved
 	opts.Approved = func(mcp.Spec) bool { return approved }
-	if builtins, _, err := toolsFor(f, r); err == nil {
-		names := map[string]bool{}
-		for _, t := range builtins {
-			names[t.Name()] = true
-		}
-		opts.Reserved = func(n string) bool { return names[n] }
+	// Only the built-in tools' names matter here: no sandbox policy is
+	// resolved for them (that walks the file system, ~3 ms).
+	names := map[string]bool{}
+	for _, t := range tools.Builtin(tools.Config{Tools: r.Profile.Tools}) {
+		names[t.Name()] = true
 	}
+	opts.Reserved = func(n string) bool { return names[n] }
 	return mcp.FromResolved(r, opts), nil
 }
 

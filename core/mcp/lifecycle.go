@@ -288,8 +288,12 @@ func (m *Manager) lostError(s *server, c *conn) error {
 	return m.serverError(s, "connection lost", fmt.Errorf("%v%s%s", c.lostReason(), m.stderrHint(s), s.logs.where()))
 }
 
-// requestRefresh asks for a tools/list refresh; requests coalesce.
+// requestRefresh asks for a tools/list refresh; requests coalesce. A
+// Snapshot Manager does not refresh.
 func (m *Manager) requestRefresh(s *server) {
+	if m.opts.Snapshot {
+		return
+	}
 	select {
 	case s.refresh <- struct{}{}:
 	default:

@@ -61,6 +61,12 @@ type Options struct {
 	// closed before it gets SIGTERM (then 2 s more before SIGKILL);
 	// default DefaultStopGrace. One-shot commands use at most 100 ms.
 	StopGrace time.Duration
+	// Snapshot: the Manager serves a command that takes the servers' tools
+	// as they are at connect and exits (`ollm mcp list|tools|call`), so
+	// notifications/tools/list_changed do not start another tools/list
+	// (server-everything sends three right after initialize; re-listing
+	// costs each node server 5-20 ms of CPU while the others start).
+	Snapshot bool
 	// Only, when not empty, names the servers to run: the others are
 	// neither started nor listed, so a command about one server does not
 	// wait for the rest.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,7 +25,13 @@ type toolDef struct {
 	annotations tool.Annotations
 	kind        tool.Kind
 	risk        tool.Risk
-	validator   *tool.Validator
+	// validator is compiled at the first call (validatorFor): compiling
+	// every tool's schema at connect cost ~1 ms of CPU per tool (plus
+	// ~9 ms for the compiler's meta-schemas once per process), which
+	// `mcp list` and a session's start paid for tools never called.
+	validatorOnce sync.Once
+	validator     *tool.Validator
+	validatorErr  error
 	// task: the tool must be called as a task (execution.taskSupport
 	// "required"): created, polled, its result fetched (tasks.go).
 	task bool
@@ -77,15 +84,11 @@ func convertTool(server string, t mcp.Tool) (*toolDef, []string, error) {
 		return nil, warns, err
 	}
 	key := ToolKey{Server: server, Tool: t.Name}
-	v, err := tool.NewValidator(key.String(), sch)
-	if err != nil {
-		return nil, warns, err
-	}
 	ann := annotations(server, t)
 	kind, risk := Classify(ann)
 	return &toolDef{
 		key: key, description: t.Description, schema: sch,
-		annotations: ann, kind: kind, risk: risk, validator: v,
+		annotations: ann, kind: kind, risk: risk,
 		task: t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired,
 	}, warns, nil
 }
@@ -176,9 +179,25 @@ func (t *mcpTool) Annotations() tool.Annotations { return t.def.annotations }
 // Key is the tool's server and MCP name; Key().String() is "server:tool".
 func (t *mcpTool) Key() ToolKey { return t.def.key }
 
+// validatorFor compiles the tool's parameter schema once, at first use.
+func (d *toolDef) validatorFor() (*tool.Validator, error) {
+	d.validatorOnce.Do(func() {
+		d.validator, d.validatorErr = tool.NewValidator(d.key.String(), d.schema)
+		if d.validatorErr != nil {
+			d.validatorErr = &tool.Error{Kind: tool.ErrInvalidParams,
+				Message: fmt.Sprintf("MCP tool %s cannot be called: the server's inputSchema does not compile (%v); tell the server's maintainers", d.key, d.validatorErr)}
+		}
+	})
+	return d.validator, d.validatorErr
+}
+
 // Build checks the parameters and returns an invocation.
 func (t *mcpTool) Build(params json.RawMessage) (tool.Invocation, error) {
-	params, err := t.def.validator.Validate(params)
+	v, err := t.def.validatorFor()
+	if err != nil {
+		return nil, err
+	}
+	params, err = v.Validate(params)
 	if err != nil {
 		return nil, err
 	}
