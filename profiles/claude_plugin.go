@@ -508,33 +508,57 @@ func claudeDigest(dir string, pluginJSON []byte) string {
 }
 
 // MarketplaceError is a Claude Code plugin marketplace where a plugin was
-// expected: it names the plugins and the --subdir that adds each.
+// expected: it names the plugins and how to add each.
 type MarketplaceError struct {
 	File    string
 	Plugins []MarketplacePlugin
 }
 
-// MarketplacePlugin is one plugin a marketplace lists.
+// MarketplacePlugin is one plugin a marketplace lists: a folder of the
+// marketplace's repository (Subdir), or another repository (Git, Ref and
+// Subdir inside it) as its source says.
 type MarketplacePlugin struct {
 	Name   string
-	Subdir string // "" when the plugin lives in another repository
-	Source string // that repository, for display
+	Subdir string
+	Git    string // "" for a folder of the marketplace
+	Ref    string
+	Source string // the source as written, for display
+	// Unsupported says why ollm cannot add it ("" when it can).
+	Unsupported string
 }
 
 func (e *MarketplaceError) Error() string {
 	var b strings.Builder
-	b.WriteString("this is a Claude Code plugin marketplace (" + ClaudeMarketplaceFile + "), not a plugin; add one of its plugins with --subdir:")
+	b.WriteString("this is a Claude Code plugin marketplace (" + ClaudeMarketplaceFile + "), not a plugin; add one of its plugins with --plugin NAME (or --subdir for a folder):")
 	for _, p := range e.Plugins {
-		if p.Subdir != "" {
+		switch {
+		case p.Unsupported != "":
+			fmt.Fprintf(&b, "\n  %s: cannot be added: %s", p.Name, p.Unsupported)
+		case p.Git == "":
 			fmt.Fprintf(&b, "\n  %s: --subdir %s", p.Name, p.Subdir)
-		} else {
-			fmt.Fprintf(&b, "\n  %s: in another repository (%s); add that one", p.Name, p.Source)
+		default:
+			fmt.Fprintf(&b, "\n  %s: --plugin %s (from %s)", p.Name, p.Name, p.Git)
 		}
 	}
 	return b.String()
 }
 
 func (e *MarketplaceError) Unwrap() error { return ErrNoManifest }
+
+// Plugin finds a plugin of the marketplace by name.
+func (e *MarketplaceError) Plugin(name string) (MarketplacePlugin, error) {
+	var names []string
+	for _, p := range e.Plugins {
+		if p.Name == name {
+			if p.Unsupported != "" {
+				return p, fmt.Errorf("plugin %s of %s cannot be added: %s", name, e.File, p.Unsupported)
+			}
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return MarketplacePlugin{}, fmt.Errorf("%s lists no plugin %q; it lists: %s", e.File, name, strings.Join(names, ", "))
+}
 
 // marketplace reads dir's marketplace.json, if any.
 func marketplace(dir string) *MarketplaceError {
@@ -550,6 +574,7 @@ func marketplace(dir string) *MarketplaceError {
 		Plugins []struct {
 			Name   string          `json:"name"`
 			Source json.RawMessage `json:"source"`
+			Strict *bool           `json:"strict"`
 		} `json:"plugins"`
 	}
 	if json.Unmarshal(data, &mk) != nil {
@@ -557,19 +582,65 @@ func marketplace(dir string) *MarketplaceError {
 	}
 	e := &MarketplaceError{File: file}
 	for _, pl := range mk.Plugins {
-		mp := MarketplacePlugin{Name: pl.Name}
-		var path string
-		if json.Unmarshal(pl.Source, &path) == nil {
-			if mk.Metadata.PluginRoot != "" && !strings.HasPrefix(path, "./") {
-				path = filepath.Join(mk.Metadata.PluginRoot, path)
-			}
-			mp.Subdir = filepath.ToSlash(filepath.Clean(path))
-		} else {
-			mp.Source = string(pl.Source)
+		mp := marketplaceSource(pl.Name, pl.Source, mk.Metadata.PluginRoot)
+		if pl.Strict != nil && !*pl.Strict && mp.Git == "" && mp.Unsupported == "" &&
+			!isFile(filepath.Join(dir, filepath.FromSlash(mp.Subdir), ClaudePluginFile)) {
+			mp.Unsupported = "it is defined in marketplace.json alone (strict: false, no plugin.json in its folder); ollm reads a plugin's own plugin.json"
 		}
 		e.Plugins = append(e.Plugins, mp)
 	}
 	return e
+}
+
+// marketplaceSource reads a marketplace entry's source, as Claude Code's
+// plugin marketplaces document it: a relative path (a folder, under
+// metadata.pluginRoot), or {"source": "github", repo, ref, sha},
+// {"source": "url", url, ref, sha} or {"source": "git-subdir", url,
+// path, ref, sha}; sha pins a commit and wins over ref.
+func marketplaceSource(name string, raw json.RawMessage, root string) MarketplacePlugin {
+	mp := MarketplacePlugin{Name: name, Source: string(raw)}
+	var path string
+	if json.Unmarshal(raw, &path) == nil {
+		if root != "" && !strings.HasPrefix(path, "./") {
+			path = filepath.Join(root, path)
+		}
+		mp.Subdir = filepath.ToSlash(filepath.Clean(path))
+		if c := mp.Subdir; c == ".." || strings.HasPrefix(c, "../") || filepath.IsAbs(path) {
+			mp.Subdir, mp.Unsupported = "", "its folder "+path+" is outside the marketplace's repository"
+		}
+		return mp
+	}
+	var src struct {
+		Source string `json:"source"`
+		Repo   string `json:"repo"`
+		URL    string `json:"url"`
+		Path   string `json:"path"`
+		Ref    string `json:"ref"`
+		SHA    string `json:"sha"`
+	}
+	if json.Unmarshal(raw, &src) != nil {
+		mp.Unsupported = "its source is neither a path nor an object"
+		return mp
+	}
+	mp.Ref = src.Ref
+	if src.SHA != "" {
+		mp.Ref = src.SHA
+	}
+	switch src.Source {
+	case "github":
+		mp.Git = "https://github.com/" + strings.TrimSuffix(src.Repo, ".git") + ".git"
+	case "url":
+		mp.Git = src.URL
+	case "git-subdir":
+		mp.Git, mp.Subdir = src.URL, strings.Trim(filepath.ToSlash(filepath.Clean(src.Path)), "/")
+	default:
+		mp.Unsupported = fmt.Sprintf("source %q is not a git repository (ollm adds git sources: github, url, git-subdir)", src.Source)
+		return mp
+	}
+	if (src.Source == "github" && src.Repo == "") || (src.Source != "github" && src.URL == "") {
+		mp.Git, mp.Unsupported = "", "its source names no repository"
+	}
+	return mp
 }
 
 func isFile(p string) bool {

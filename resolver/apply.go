@@ -523,7 +523,7 @@ func (r *Resolver) ManifestName(ctx context.Context, src schema.Source) (string,
 	name, err := ManifestName(t.Tree())
 	var mk *profiles.MarketplaceError
 	if errors.As(err, &mk) {
-		return "", fmt.Errorf("%w: %s (commit %s): %v", ErrNoManifest, src.Git, short(commit), mk)
+		return "", fmt.Errorf("%w: %s (commit %s): %w", ErrNoManifest, src.Git, short(commit), mk)
 	}
 	if errors.Is(err, ErrNoManifest) {
 		return "", fmt.Errorf("%w: no manifest.json, gemini-extension.json or .claude-plugin/plugin.json at the top of %s (commit %s); pass --subdir for an extension in a folder", ErrNoManifest, src.Git, short(commit))

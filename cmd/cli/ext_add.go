@@ -25,6 +25,7 @@ type ExtAddOptions struct {
 	Name    string
 	Ref     string
 	Subdir  string
+	Plugin  string
 	JSON    bool
 	Replace bool
 }
@@ -44,9 +45,11 @@ HEAD).
 The extension may be an ollm extension (manifest.json), a Gemini CLI
 extension (gemini-extension.json) or a Claude Code plugin
 (.claude-plugin/plugin.json); a plugin inside a Claude Code marketplace
-repository is added with --subdir and its folder (adding the marketplace
-itself lists each plugin's --subdir). ` + "`ollm ext info NAME`" + ` shows what
-of a plugin was imported and what was skipped, and why.
+repository is added with --plugin and its name (the plugin's folder, or the
+repository its marketplace entry names: github, url, git-subdir), or with
+--subdir and its folder; adding the marketplace itself lists its plugins.
+` + "`ollm ext info NAME`" + ` shows what of a plugin was imported and what was
+skipped, and why.
 
 The extension's manifest is fetched and validated first: an invalid one is
 refused (exit 2) before anything is written. A source of the same name that
@@ -58,7 +61,8 @@ fails, ollm.cue is restored.`,
 		Example: `  ollm ext add https://example.com/you/ollm-guard.git@v1.2.0
   ollm ext add git@example.com:team/tools.git --subdir extensions/lint --name lint
   ollm ext add ../guard-repo@main
-  ollm ext add https://example.com/team/claude-plugins.git --subdir plugins/guard`,
+  ollm ext add https://example.com/team/claude-plugins.git --subdir plugins/guard
+  ollm ext add https://example.com/team/claude-plugins.git --plugin guard`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Arg = args[0]
 			return extAddRun(opts)
@@ -67,6 +71,7 @@ fails, ollm.cue is restored.`,
 	cmd.Flags().StringVar(&opts.Name, "name", "", "name of the source (default: the manifest's name)")
 	cmd.Flags().StringVar(&opts.Ref, "ref", "", "ref to pin (instead of URL@ref)")
 	cmd.Flags().StringVar(&opts.Subdir, "subdir", "", "folder of the extension inside the repository")
+	cmd.Flags().StringVar(&opts.Plugin, "plugin", "", "a plugin of a Claude Code marketplace repository, by name")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the apply result as JSON")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a source of the same name that ollm.cue already declares")
 	return cmd
@@ -104,6 +109,11 @@ func extAddRun(opts *ExtAddOptions) error {
 	a, err := opts.Deps.applier()
 	if err != nil {
 		return err
+	}
+	if opts.Plugin != "" {
+		if src, probe, err = marketplacePlugin(opts, a, src, probe); err != nil {
+			return err
+		}
 	}
 	name, err := extAddName(opts, a, probe)
 	if err != nil {
@@ -183,6 +193,37 @@ func extAddName(opts *ExtAddOptions, a *resolver.Applier, probe schema.Source) (
 		return "", &ConfigError{Err: fmt.Errorf("ext add %s: %w: its manifest names it %q but --name says %q\n  fix: drop --name, or pass --name %s", opts.Arg, resolver.ErrNameMismatch, name, opts.Name, name)}
 	}
 	return name, nil
+}
+
+// marketplacePlugin turns the marketplace source into the source of its
+// plugin opts.Plugin: a folder of the marketplace's repository, or the
+// repository the plugin's entry names (then ollm.cue points at that
+// repository, and the lock pins it as any git source).
+func marketplacePlugin(opts *ExtAddOptions, a *resolver.Applier, src, probe schema.Source) (schema.Source, schema.Source, error) {
+	if opts.Subdir != "" {
+		return src, probe, &FlagError{Err: fmt.Errorf("--plugin and --subdir do not go together; --plugin finds the plugin's folder in the marketplace")}
+	}
+	_, err := a.Resolver.ManifestName(opts.Deps.Context, probe)
+	var mk *profiles.MarketplaceError
+	if !errors.As(err, &mk) {
+		if err == nil {
+			err = errors.New("it is an extension, not a marketplace")
+		}
+		return src, probe, &ConfigError{Err: fmt.Errorf("ext add %s --plugin %s: %v\n  fix: drop --plugin to add the extension itself, or name a repository with %s", opts.Arg, opts.Plugin, err, profiles.ClaudeMarketplaceFile)}
+	}
+	p, err := mk.Plugin(opts.Plugin)
+	if err != nil {
+		return src, probe, &ConfigError{Err: fmt.Errorf("ext add %s --plugin %s: %w\n  fix: name one of the plugins listed, or add the plugin's own repository", opts.Arg, opts.Plugin, err)}
+	}
+	if p.Git == "" {
+		src.Subdir, probe.Subdir = p.Subdir, p.Subdir
+		return src, probe, nil
+	}
+	src = schema.Source{Git: p.Git, Ref: p.Ref, Subdir: p.Subdir}
+	if opts.Ref != "" {
+		src.Ref = opts.Ref
+	}
+	return src, src, nil
 }
 
 // checkTaken refuses to swap a source of the same name that ollm.cue
