@@ -352,7 +352,16 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 				_ = b.Respond(answerElicitation(s.ErrOut, in, e.Request.ID))
 				continue
 			}
-			fmt.Fprint(s.ErrOut, "Run it? [y]es, [a]lways, [N]o: ")
+			d := e.Request.Details
+			if d.Always != "" {
+				fmt.Fprintf(s.ErrOut, "  [a]lways saves: %s\n", d.Always)
+			}
+			prompt := "Run it? [y]es, [a]lways, [N]o: "
+			if d.AlwaysNarrow != "" {
+				fmt.Fprintf(s.ErrOut, "  [s]ub-command only saves: %s\n", d.AlwaysNarrow)
+				prompt = "Run it? [y]es, [a]lways, [s]ub-command only, [N]o: "
+			}
+			fmt.Fprint(s.ErrOut, prompt)
 			line, _ := in.ReadString('\n')
 			a := bus.Deny
 			switch strings.ToLower(strings.TrimSpace(line)) {
@@ -360,6 +369,10 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 				a = bus.AllowOnce
 			case "a", "always":
 				a = bus.AllowAlways
+			case "s":
+				if d.AlwaysNarrow != "" {
+					a = bus.AllowAlwaysNarrow
+				}
 			}
 			_ = b.Respond(bus.Response{ID: e.Request.ID, Answer: a})
 		}

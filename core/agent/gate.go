@@ -188,6 +188,7 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 // run.
 func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.Facts, d policy.Decision) *pending {
 	det := policy.Confirm(facts, p.inv, d)
+	s.alwaysText(&det, d)
 	out, blocked := s.hook(ctx, hooks.OnApprovalRequest, func() map[string]any {
 		return map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name,
 			"tool_name": p.call.Name, "args": argsValue(p.args)}
@@ -221,9 +222,12 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 		}
 		return p.refuse(tool.ErrPolicy, "the user denied this call%s", prefixed(": ", r.Feedback))
 	}
-	if r.Answer == bus.AllowAlways {
+	if r.Answer == bus.AllowAlways || r.Answer == bus.AllowAlwaysNarrow {
 		s.mu.Lock()
 		rules, _ := s.pol.AlwaysAllow(d)
+		if narrow, ok := s.pol.AlwaysAllowNarrow(d); ok && r.Answer == bus.AllowAlwaysNarrow {
+			rules = narrow
+		}
 		if len(rules) > 0 {
 			s.always = append(s.always, rules...)
 			// Allow rules cannot beat the profile's ask rules (an ask is

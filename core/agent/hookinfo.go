@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
 )
 
@@ -30,4 +31,16 @@ func afterToolData(p *pending) map[string]any {
 		d["interrupted"] = e.Kind == tool.ErrCancelled
 	}
 	return d
+}
+
+// alwaysText tells the confirmation which rule "always" saves and the
+// narrower one it may save instead, so the user sees what they grant.
+func (s *Session) alwaysText(det *policy.Details, d policy.Decision) {
+	pol := s.Policy()
+	if rules, _ := pol.AlwaysAllow(d); len(rules) > 0 {
+		det.Always = policy.RulesText(rules)
+	}
+	if rules, ok := pol.AlwaysAllowNarrow(d); ok {
+		det.AlwaysNarrow = policy.RulesText(rules)
+	}
 }

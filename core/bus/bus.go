@@ -29,11 +29,15 @@ type Answer string
 const (
 	AllowOnce   Answer = "allow_once"   // run this call
 	AllowAlways Answer = "allow_always" // run it and save an allow rule
-	Deny        Answer = "deny"         // refuse; Feedback tells the model why
+	// AllowAlwaysNarrow runs it and saves the narrower rule the
+	// confirmation offered (Details.AlwaysNarrow: `git status`, not every
+	// git command).
+	AllowAlwaysNarrow Answer = "allow_always_narrow"
+	Deny              Answer = "deny" // refuse; Feedback tells the model why
 )
 
 // Allowed reports whether the call may run.
-func (a Answer) Allowed() bool { return a == AllowOnce || a == AllowAlways }
+func (a Answer) Allowed() bool { return a == AllowOnce || a == AllowAlways || a == AllowAlwaysNarrow }
 
 // Request is a pending confirmation.
 type Request struct {
@@ -167,7 +171,7 @@ func (b *Bus) abandon(w *waiter, err error) (Response, error) {
 // Respond delivers an answer to the request with r.ID.
 func (b *Bus) Respond(r Response) error {
 	switch r.Answer {
-	case AllowOnce, AllowAlways, Deny:
+	case AllowOnce, AllowAlways, AllowAlwaysNarrow, Deny:
 	default:
 		return fmt.Errorf("answer %q to confirmation %s: use %s, %s or %s", r.Answer, r.ID, AllowOnce, AllowAlways, Deny)
 	}

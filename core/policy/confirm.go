@@ -25,6 +25,11 @@ type Details struct {
 	Reason      string          `json:"reason"`
 	Message     string          `json:"message,omitempty"`
 	Parts       []Part          `json:"parts,omitempty"`
+	// Always is the rule an "always" answer saves, as text (RulesText);
+	// AlwaysNarrow the narrower one offered beside it ("" when there is
+	// none). The agent fills both.
+	Always       string `json:"always,omitempty"`
+	AlwaysNarrow string `json:"alwaysNarrow,omitempty"`
 }
 
 // Confirm builds the details of an ask from the invocation (its own

@@ -467,6 +467,8 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		a = bus.AllowOnce
 	case k.String() == "a" || k.String() == "2":
 		a = bus.AllowAlways
+	case (k.String() == "s" || k.String() == "4") && c.Details.AlwaysNarrow != "":
+		a = bus.AllowAlwaysNarrow
 	case k.String() == "n" || k.String() == "3" || k.Type == tea.KeyEsc:
 		a = bus.Deny
 	case k.Type == tea.KeyPgUp:
@@ -552,6 +554,8 @@ func answerLabel(a bus.Answer) string {
 		return "allowed once"
 	case bus.AllowAlways:
 		return "allowed always"
+	case bus.AllowAlwaysNarrow:
+		return "allowed always (narrow rule)"
 	}
 	return "denied"
 }

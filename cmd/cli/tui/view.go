@@ -317,7 +317,15 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 		}
 		b.WriteString(clipLines(out.String(), room, w-2) + "\n")
 	}
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[y] allow once   [a] allow always   [n] deny"))
+	if d.Always != "" {
+		b.WriteString(stDim.Render(wordwrap.String("[a] saves: "+d.Always, w-2)) + "\n")
+	}
+	keys := "[y] allow once   [a] allow always   [n] deny"
+	if d.AlwaysNarrow != "" {
+		b.WriteString(stDim.Render(wordwrap.String("[s] saves only: "+d.AlwaysNarrow, w-2)) + "\n")
+		keys = "[y] allow once   [a] allow always   [s] always, this sub-command only   [n] deny"
+	}
+	b.WriteString(lipgloss.NewStyle().Bold(true).Render(keys))
 	return stDialog.Width(w).Render(b.String())
 }
 
