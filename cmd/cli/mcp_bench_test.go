@@ -126,9 +126,13 @@ func pairedBench(b *testing.B, raw func() time.Duration, ollm, unsandboxed func(
 	unsandboxed() // the generation and the protocol cache, as after the first use
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r := raw()
-		o := ollm()
-		u := unsandboxed()
+		// The order rotates, so whatever runs first in an iteration (a
+		// cold page cache, a neighbour's burst) is not always the floor.
+		var r, o, u time.Duration
+		runs := []func(){func() { r = raw() }, func() { o = ollm() }, func() { u = unsandboxed() }}
+		for k := range runs {
+			runs[(i+k)%len(runs)]()
+		}
 		floor = append(floor, float64(r.Microseconds()))
 		own = append(own, float64(o.Microseconds()))
 		diff = append(diff, float64((o - r).Microseconds()))
