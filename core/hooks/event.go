@@ -103,7 +103,7 @@ var Fields = map[Event][]string{
 	SessionStart:        {"session_id", "source", "model", "config", "session"},
 	SessionEnd:          {"session_id", "messages", "reason", "session"},
 	BeforeAgent:         {"prompt", "context", "config", "session"},
-	AfterAgent:          {"response", "tool_calls", "prompt", "metrics", "session"},
+	AfterAgent:          {"response", "tool_calls", "prompt", "metrics", "stop_hook_active", "session"},
 	BeforeModel:         {"messages", "model", "session"},
 	AfterModel:          {"response", "tokens", "session"},
 	BeforeToolSelection: {"available_tools", "model", "messages", "session"},
@@ -150,7 +150,7 @@ func sampleData(e Event) map[string]any {
 		return map[string]any{"prompt": "list the files in this directory", "context": map[string]any{}, "config": config}
 	case AfterAgent:
 		return map[string]any{"response": "There are three files.", "tool_calls": []any{}, "prompt": "list the files in this directory",
-			"metrics": map[string]any{"duration": 1.5, "tokens": 120}}
+			"metrics": map[string]any{"duration": 1.5, "tokens": 120}, "stop_hook_active": false}
 	case BeforeModel:
 		return map[string]any{"model": "llama3.2", "messages": hello}
 	case AfterModel:
