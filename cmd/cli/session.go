@@ -425,6 +425,12 @@ func sessionCommand(rt *runtime.Runtime, c tui.Command) (string, error) {
 			}
 			names = append(names, fmt.Sprintf("%-24s %s", e.Name, state))
 		}
+		if cmds := (extCommands{rt}).Commands(); len(cmds) > 0 {
+			names = append(names, "commands:")
+			for _, c := range cmds {
+				names = append(names, fmt.Sprintf("  /%-20s %s [%s]", c.Name, c.Description, c.Source))
+			}
+		}
 		if len(names) == 0 {
 			return "no extensions", nil
 		}

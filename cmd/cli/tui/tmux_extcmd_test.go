@@ -72,6 +72,8 @@ mcp: servers: logs: {command: "python3", args: ["`+logServer+`"]}
 
 	s.waitFor("model test-model", "• [greeter] greeter ready: try /hello", "! [mcp:logs] store: disk almost full",
 		`✗ [mcp:logs] store: {"code":7}`)
+	send("/ext")
+	s.waitFor("commands:", "/hello", "ask the model to greet you [greeter]")
 	send("/about")
 	s.waitFor("[greeter] greeter: /hello /sig /about /ship")
 	send("/ship")
