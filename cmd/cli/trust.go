@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -176,6 +178,18 @@ func printTrustPlan(w io.Writer, s *hookSet) {
 			srv := x.Manifest.MCPServers[name]
 			line("mcp server %-24s %s", x.Name+"/"+name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
 		}
+	}
+	cmds, errs := skills.LoadProjectCommands(s.ws.GeminiCommands(), s.ws.Root)
+	for _, c := range cmds {
+		what := "a prompt"
+		if strings.Contains(c.Prompt, "!{") {
+			what = "runs commands with !{...}"
+		}
+		rel, _ := filepath.Rel(s.ws.Root, c.File)
+		line("command    %-24s %s (Gemini CLI command; %s)", "/"+c.Name, rel, what)
+	}
+	for _, e := range errs {
+		line("refused    %v", e)
 	}
 	for _, h := range t.Held {
 		line("widens     %-24s %s  (%s)", h.Field, h.Value, h.Pos)
