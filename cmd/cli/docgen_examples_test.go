@@ -389,6 +389,8 @@ func (s *docSession) hookInput(b fenced) {
 		md, _ := doc["metadata"].(map[string]any)
 		h.Name, _ = md["hookName"].(string)
 		h.Extension, _ = md["extension"].(string)
+		h.Version, _ = md["hookVersion"].(string)
+		h.Declared, _ = md["eventAlias"].(string)
 		sess.ID, _ = md["sessionId"].(string)
 		sess.Cwd, _ = md["cwd"].(string)
 		ts, _ := md["timestamp"].(string)
