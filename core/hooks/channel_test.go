@@ -147,6 +147,22 @@ func TestExtensionCommandsAndNotifications(t *testing.T) {
 	}
 }
 
+// TestStartPersistentRegistersCommands: after a reload no session_start
+// is sent; StartPersistent starts the greeter so its commands are back.
+func TestStartPersistentRegistersCommands(t *testing.T) {
+	def := greeters(t)["python"]
+	ext := &Hook{Name: def.Name, Event: SessionStart, Scope: schema.ScopeUser, Extension: "greeter", Def: def}
+	e := newEngine(t, Options{}, ext)
+	e.StartPersistent(t.Context())
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.Commands()) < 4 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, err := e.InvokeCommand(t.Context(), "about", ""); err != nil || r.Display != "greeter: /hello /sig /about /ship" {
+		t.Fatalf("/about after StartPersistent: %+v, %v (commands %v)", r, err, e.Commands())
+	}
+}
+
 // TestHostileExtensionCannotSpoof: an extension cannot take another's
 // command or ollm's own, its notifications are labelled with its name and
 // cannot carry escape sequences or extra lines, and an unknown action is

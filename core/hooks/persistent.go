@@ -79,14 +79,40 @@ type reply struct {
 }
 
 func (e *Engine) runPersistent(ctx context.Context, h *Hook, ev Event, data, extra map[string]any) RunOutput {
+	return e.proc(h).call(ctx, ev, data, extra)
+}
+
+// proc is h's persistent process record, made on first use.
+func (e *Engine) proc(h *Hook) *persistentProc {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	p := e.procs[h.ID()]
 	if p == nil {
 		p = &persistentProc{e: e, h: h}
 		e.procs[h.ID()] = p
 	}
-	e.mu.Unlock()
-	return p.call(ctx, ev, data, extra)
+	return p
+}
+
+// StartPersistent starts the approved persistent hooks declared on
+// session_start without sending them an event, so that the commands they
+// register are there again after a reload (the session does not start
+// again). A hook that cannot start is logged and left to its next event.
+func (e *Engine) StartPersistent(ctx context.Context) {
+	if !e.opts.Enabled {
+		return
+	}
+	for _, h := range e.reg.ForEvent(SessionStart) {
+		if !h.Def.Persistent {
+			continue
+		}
+		if ok, _ := e.allowed(ctx, h); !ok {
+			continue
+		}
+		if _, err := e.proc(h).ensure(); err != nil {
+			e.opts.Logger.Warn("persistent hook did not start", "hook", h.QualifiedName(), "error", err)
+		}
+	}
 }
 
 // call sends one event and waits for the answer with the same id.

@@ -941,6 +941,9 @@ func (rt *Runtime) Reload(ctx context.Context) (ReloadStats, error) {
 	}
 	warnings = append(warnings, more...)
 	warnings = append(warnings, rt.reapprove(ctx)...)
+	// Extension commands belong to persistent session_start hooks; the
+	// session does not start again, so start them here.
+	rt.Hooks().StartPersistent(ctx)
 	rt.count(&st)
 	for _, e := range st.Ext.Errors {
 		st.Errors = append(st.Errors, e.Error())

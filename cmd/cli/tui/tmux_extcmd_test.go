@@ -98,6 +98,11 @@ mcp: servers: logs: {command: "python3", args: ["`+logServer+`"]}
 	if len(reqs) != 2 || last(reqs[0]) != "-- sent with ollm" || last(reqs[1]) != "Greet Ann very briefly." {
 		t.Fatalf("requests: %+v", reqs)
 	}
+	// A reload replaces the hook engine; the commands come back.
+	send("/reload")
+	s.waitFor("reloaded")
+	send("/ship qa")
+	s.waitFor("✓ [greeter] ship qa requested")
 	send("/quit")
 	s.waitFor("[exited 0]")
 
