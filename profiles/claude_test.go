@@ -193,7 +193,7 @@ func TestValidateMarketplace(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	msg := mk.Error()
-	for _, w := range []string{"a: --subdir plugins/a", "b: --subdir tools/b", "c: in another repository"} {
+	for _, w := range []string{"a: --subdir plugins/a", "b: --subdir tools/b", "c: --plugin c (from https://github.com/o/c.git)"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("%q not in %s", w, msg)
 		}

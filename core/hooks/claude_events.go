@@ -21,7 +21,6 @@ var claudeOnly = map[string]string{
 	"SubagentStop":        "ollm has no subagents",
 	"PostToolBatch":       "ollm has no tool-batch event",
 	"PermissionDenied":    "ollm has no event after a refused call; a before_tool or on_approval_request hook sees the call",
-	"StopFailure":         "ollm reports model errors as on_error, whose input differs",
 	"UserPromptExpansion": "ollm has no event for slash-command expansion",
 	"TaskCreated":         "ollm has no task list events",
 	"TaskCompleted":       "ollm has no task list events",
@@ -76,7 +75,7 @@ func ClaudeEventName(e Event, alias string) string {
 var claudeEventNames = map[string]bool{
 	"PreToolUse": true, "PostToolUse": true, "UserPromptSubmit": true, "Stop": true,
 	"SessionStart": true, "SessionEnd": true, "Notification": true, "PreCompact": true,
-	"PermissionRequest": true, "PostToolUseFailure": true,
+	"PermissionRequest": true, "PostToolUseFailure": true, "StopFailure": true,
 }
 
 // claudeOutcome: Claude Code splits after_tool by the call's outcome. A
@@ -84,6 +83,11 @@ var claudeEventNames = map[string]bool{
 // data has an error), a claude-dialect PostToolUse hook only for one that
 // succeeded. It is true for every other hook.
 func claudeOutcome(h *Hook, e Event, data map[string]any) bool {
+	if e == OnError && h.Def.Event == "StopFailure" {
+		// Claude Code's StopFailure: a turn that ended on an API error;
+		// its matcher selects the error type.
+		return data["operation"] == "model" && Matches(h.Def.Matcher, claudeErrorType(data["error"]))
+	}
 	if e != AfterTool {
 		return true
 	}
@@ -151,4 +155,30 @@ func eventProblem(p schema.Problem, err error) schema.Problem {
 	p.Severity = "error"
 	p.Fix = "use a canonical event name or an alias (see `ollm hooks list --help`)"
 	return p
+}
+
+// claudeErrorType is Claude Code's StopFailure error type for an on_error
+// error ({message, code}, code an llm error kind).
+func claudeErrorType(v any) string {
+	m, _ := v.(map[string]any)
+	code, _ := m["code"].(string)
+	switch code {
+	case "auth":
+		return "authentication_failed"
+	case "rejected", "context_overflow", "model_missing", "config":
+		return "invalid_request"
+	case "server", "incomplete":
+		return "server_error"
+	}
+	return "unknown"
+}
+
+// claudeErrorMessage is the message of an on_error error.
+func claudeErrorMessage(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		s, _ := m["message"].(string)
+		return s
+	}
+	s, _ := v.(string)
+	return s
 }

@@ -39,6 +39,11 @@ func claudeHookInput(h *Hook, e Event, data map[string]any, s Session) map[strin
 			m["error"] = str(data["error"])
 			m["is_interrupt"] = data["interrupted"] == true
 		}
+	case OnError:
+		if name == "StopFailure" {
+			m["error"] = claudeErrorType(data["error"])
+			m["error_details"] = claudeErrorMessage(data["error"])
+		}
 	case SessionEnd:
 		if _, ok := m["reason"]; !ok {
 			m["reason"] = "other"

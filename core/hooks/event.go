@@ -52,6 +52,7 @@ var aliases = map[string]Event{
 	"SessionStart": SessionStart, "SessionEnd": SessionEnd,
 	"Notification": OnApprovalRequest, "PreCompact": OnContextOverflow,
 	"PermissionRequest": OnApprovalRequest, "PostToolUseFailure": AfterTool,
+	"StopFailure": OnError,
 	"PreCompress": OnContextOverflow,
 	"BeforeTool":  BeforeTool, "AfterTool": AfterTool,
 	"BeforeAgent": BeforeAgent, "AfterAgent": AfterAgent,
