@@ -15,6 +15,13 @@ type Fold struct {
 	Blocked   bool
 	Reason    string
 	BlockedBy string
+
+	// Gemini's tool selection: the tools offered when the first gemini
+	// hook answered (narrowed by later ollm hooks), the union of the
+	// gemini hooks' lists, and whether one said no tools at all.
+	unionBase []any
+	union     []any
+	noTools   bool
 }
 
 // NewFold starts a chain on data. The caller's map is never changed.
@@ -43,6 +50,7 @@ func (f *Fold) Apply(hook string, failClosed bool, v Verdict) (stop bool) {
 	for k, val := range v.Data {
 		f.setData(k, val)
 	}
+	f.selectTools(v)
 	if len(v.Extra) > 0 {
 		if f.Extra == nil {
 			f.Extra = map[string]any{}
@@ -60,9 +68,45 @@ func (f *Fold) block(hook, reason string) {
 	f.Blocked, f.Reason, f.BlockedBy = true, reason, hook
 }
 
+// selectTools folds a verdict's Gemini tool selection: lists are joined
+// (Gemini CLI's union) and filter the tools offered when the first of
+// them came; NONE leaves no tools whatever comes after.
+func (f *Fold) selectTools(v Verdict) {
+	if v.NoTools {
+		f.noTools = true
+	}
+	if len(v.Allowed) > 0 {
+		if f.unionBase == nil {
+			f.unionBase = anyList(f.Data["available_tools"])
+		}
+		f.union = append(f.union, v.Allowed...)
+		f.Data["available_tools"] = filterTools(f.unionBase, f.union)
+	}
+	if f.noTools {
+		f.Data["available_tools"] = []any{}
+	}
+}
+
+func anyList(v any) []any {
+	switch l := v.(type) {
+	case []any:
+		return l
+	case []string:
+		out := make([]any, len(l))
+		for i, s := range l {
+			out[i] = s
+		}
+		return out
+	}
+	return nil
+}
+
 // setData replaces one field of the event data. available_tools can only
 // shrink: the new list filters the current one and keeps its order.
 func (f *Fold) setData(k string, val any) {
+	if k == "available_tools" && f.unionBase != nil {
+		f.unionBase = filterTools(f.unionBase, val) // an ollm hook narrows what the union may keep
+	}
 	if k == "available_tools" {
 		if cur, ok := f.Data[k].([]any); ok {
 			f.Data[k] = filterTools(cur, val)

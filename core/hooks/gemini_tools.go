@@ -186,7 +186,12 @@ func geminiVerdict(ev Event, data map[string]any, v Verdict) Verdict {
 		}
 	case BeforeToolSelection:
 		if names, ok := v.Data["available_tools"]; ok {
-			v.Data["available_tools"] = geminiToolNames(names, false)
+			// Gemini CLI unions the allowedFunctionNames of its hooks
+			// (hookAggregator.ts); the fold does so for gemini hooks.
+			delete(v.Data, "available_tools")
+			if list, ok := geminiToolNames(names, false).([]any); ok && !v.NoTools {
+				v.Allowed = list
+			}
 		}
 	case BeforeModel:
 		if req, ok := v.Data["llm_request"].(map[string]any); ok {

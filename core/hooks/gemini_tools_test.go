@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,8 +82,39 @@ print(json.dumps({"hookSpecificOutput": {"toolConfig": {"allowedFunctionNames": 
 	if len(out.Results) != 1 || out.Results[0].Failure != "" {
 		t.Fatalf("%+v", out.Results)
 	}
-	if got, want := out.Data["available_tools"], []any{"read_file", "shell", "edit_file"}; !reflect.DeepEqual(got, want) {
+	if got, want := out.Data["available_tools"], []any{"read_file", "edit_file", "shell"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("available_tools %v, want %v", got, want)
+	}
+}
+
+// Several Gemini BeforeToolSelection hooks: their allowedFunctionNames
+// are a union (Gemini CLI's hookAggregator), which an ollm hook's
+// narrowing still bounds; mode NONE wins over every list.
+func TestGeminiToolSelectionUnion(t *testing.T) {
+	allow := func(name string, names ...string) *Hook {
+		list, _ := json.Marshal(names)
+		return geminiHook(t, name, BeforeToolSelection, "", `
+import json
+print(json.dumps({"hookSpecificOutput": {"toolConfig": {"mode": "ANY", "allowedFunctionNames": `+string(list)+`}}}))
+`)
+	}
+	narrow := &Hook{Name: "narrow", Event: BeforeToolSelection, Scope: schema.ScopeUser,
+		Def: schema.Hook{Name: "narrow", Command: "sh", Args: []string{"-c", `echo '{"data": {"available_tools": ["read_file", "shell", "web_fetch"]}}'`}}}
+	none := geminiHook(t, "none", BeforeToolSelection, "", `print('{"hookSpecificOutput": {"toolConfig": {"mode": "NONE"}}}')`)
+	offered := map[string]any{"available_tools": []string{"read_file", "write_file", "edit_file", "shell", "web_fetch"}}
+	for _, tt := range []struct {
+		name  string
+		hooks []*Hook
+		want  []any
+	}{
+		{"union", []*Hook{allow("a", "read_file"), allow("b", "run_shell_command", "replace")}, []any{"read_file", "edit_file", "shell"}},
+		{"ollm hook narrows the union", []*Hook{allow("a", "read_file", "replace"), narrow, allow("b", "run_shell_command")}, []any{"read_file", "shell"}},
+		{"NONE wins", []*Hook{allow("a", "read_file"), none, allow("b", "run_shell_command")}, []any{}},
+	} {
+		out, _ := newEngine(t, Options{}, tt.hooks...).Emit(context.Background(), BeforeToolSelection, offered)
+		if got := out.Data["available_tools"]; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: available_tools %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -36,6 +36,11 @@ type Verdict struct {
 	Extra         map[string]any // unknown fields, passed to later hooks
 	Failure       string         // "" or one of the Fail* kinds
 	Detail        string         // what went wrong, for the log
+	// Tool selection as Gemini CLI combines it (before_tool_selection):
+	// NoTools (toolConfig.mode "NONE") wins over every list; Allowed
+	// lists of several gemini hooks are a union, not filters in turn.
+	NoTools bool
+	Allowed []any
 }
 
 // Interpret turns a hook's run into a Verdict. It is pure.
@@ -173,6 +178,7 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 		}
 		if tc["mode"] == "NONE" { // Gemini: no tools this request
 			v.setData("available_tools", []any{})
+			v.NoTools = true
 		}
 	}
 	if sub.err != nil && r.err == nil {
