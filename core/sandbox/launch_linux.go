@@ -209,3 +209,73 @@ func withoutKey(env []string) []string {
 	}
 	return out
 }
+
+// Launch is a command line another program starts as it is, without
+// ollm's help: an editor's terminal (ACP terminal/create). Path is ollm's
+// own executable; its trampoline reads the policy from Env, enters the
+// namespaces itself (an editor cannot pass clone flags), applies the
+// policy and executes the command.
+type Launch struct {
+	Path string   // ollm's executable
+	Args []string // ExecArgs, "--", then the command's argv
+	Env  []string // the command's whole environment and the policy, KEY=VALUE
+	Dir  string
+}
+
+// ExecArgs are ollm's arguments before "--" in a Launch: a hidden command
+// that refuses to run anything, so an editor that drops the environment
+// (and with it the policy) runs nothing rather than the command unsandboxed.
+var ExecArgs = []string{"acp", "terminal-exec"}
+
+// External returns how another program runs argv in dir under p with
+// exactly the environment env: the trampoline keeps only env's variables,
+// whatever the launching program adds to them. It returns ErrUnavailable
+// when the machine cannot sandbox and for an Off policy: such a command
+// must run in ollm, not unsandboxed in an editor.
+func External(argv []string, dir string, env []string, p Policy) (Launch, error) {
+	if p.Off() {
+		return Launch{}, fmt.Errorf("%w: the policy is off", ErrUnavailable)
+	}
+	if len(argv) == 0 || !filepath.IsAbs(dir) {
+		return Launch{}, errors.New("sandbox: External needs a command and an absolute directory")
+	}
+	s := Probe()
+	if !s.Available() {
+		return Launch{}, fmt.Errorf("%w: %s", ErrUnavailable, s.Reason)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return Launch{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	exe := argv[0]
+	if !filepath.IsAbs(exe) {
+		if strings.Contains(exe, "/") {
+			exe = filepath.Join(dir, exe)
+		} else if exe, err = exec.LookPath(exe); err != nil {
+			return Launch{}, err
+		}
+	}
+	spec, err := encode(exe, p, s)
+	if err != nil {
+		return Launch{}, err
+	}
+	var b strings.Builder
+	b.WriteString(spec)
+	if s.UserNS {
+		b.WriteString("U\n")
+	}
+	if strings.ContainsAny(dir, "\n\t\x00") {
+		return Launch{}, fmt.Errorf("sandbox: path %q holds a newline or tab", dir)
+	}
+	fmt.Fprintf(&b, "A\t%d\nC\t%s\nE\n", len(ExecArgs)+2, dir)
+	out := withoutKey(env)
+	for _, kv := range out {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "" || strings.ContainsAny(name, "\n\t\x00") {
+			return Launch{}, fmt.Errorf("sandbox: environment variable name %q", name)
+		}
+		fmt.Fprintf(&b, "K\t%s\n", name)
+	}
+	args := append(append(append([]string(nil), ExecArgs...), "--"), argv...)
+	return Launch{Path: self, Args: args, Env: append(out, envKey+"="+b.String()), Dir: dir}, nil
+}

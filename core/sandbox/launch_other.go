@@ -39,3 +39,19 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 	}
 	return fmt.Errorf("%w: %s", ErrUnavailable, Probe().Reason)
 }
+
+// Launch is a command line another program starts as it is (Linux only).
+type Launch struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
+}
+
+// ExecArgs are ollm's arguments before "--" in a Launch.
+var ExecArgs = []string{"acp", "terminal-exec"}
+
+// External returns ErrUnavailable: no sandbox off Linux yet.
+func External(argv []string, dir string, env []string, p Policy) (Launch, error) {
+	return Launch{}, fmt.Errorf("%w: %s", ErrUnavailable, Probe().Reason)
+}

@@ -18,6 +18,17 @@
 //   L          a network namespace was created: bring loopback up
 //   T          deny TCP connect and bind through Landlock
 //
+// Lines for a process another program starts (an editor's terminal, see
+// External in launch_linux.go), which cannot create namespaces for us:
+//   U          create the user and mount namespaces here (with L, the
+//              network namespace too), mapping our own ids; implies M
+//   A <n>      the target's argv starts at our argv[n] (ollm acp
+//              terminal-exec -- prog args...)
+//   C <dir>    change to dir before the target runs
+//   E          the target's environment is only the variables that K
+//              lines name
+//   K <name>   a variable the target keeps
+//
 // Any failure before the target runs exits 125 with a line on stderr that
 // starts "ollm sandbox:"; nothing runs unsandboxed.
 
@@ -26,6 +37,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +106,10 @@ struct spec {
 	int nhide;
 	char *data[MAX_RULES];
 	int ndata;
-	int mountns, loopback, tcp;
+	char *keep[MAX_RULES];
+	int nkeep;
+	char *dir;
+	int mountns, loopback, tcp, unshare, argv0, envonly;
 };
 
 static void die(const char *what, const char *arg) {
@@ -121,6 +136,11 @@ static void parse(char *text, struct spec *s) {
 		case 'M': s->mountns = 1; break;
 		case 'L': s->loopback = 1; break;
 		case 'T': s->tcp = 1; break;
+		case 'U': s->unshare = 1; s->mountns = 1; break;
+		case 'A': s->argv0 = arg ? atoi(arg) : 0; break;
+		case 'C': s->dir = arg; break;
+		case 'E': s->envonly = 1; break;
+		case 'K': if (arg && s->nkeep < MAX_RULES) s->keep[s->nkeep++] = arg; break;
 		}
 	}
 	if (!s->exe) {
@@ -196,6 +216,60 @@ static void hide(const char *path) {
 		return; // a link resolves to a path the rules decide
 	if (mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
 		die("hide", path);
+}
+
+static void write_file(const char *path, const char *text) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open", path);
+	size_t n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n)
+		die("write", path);
+	close(fd);
+}
+
+// enter_namespaces does for a process an editor started what Wrap asks
+// clone to do: a user and mount namespace (and a network namespace)
+// mapping our own ids. The process is still single-threaded here.
+static void enter_namespaces(int net) {
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int flags = CLONE_NEWUSER | CLONE_NEWNS;
+	if (net)
+		flags |= CLONE_NEWNET;
+	if (unshare(flags) != 0)
+		die("create namespaces", NULL);
+	char buf[64];
+	write_file("/proc/self/setgroups", "deny");
+	snprintf(buf, sizeof buf, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	write_file("/proc/self/uid_map", buf);
+	snprintf(buf, sizeof buf, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	write_file("/proc/self/gid_map", buf);
+}
+
+// kept is the environment with only the variables the spec names.
+static char **kept(struct spec *s) {
+	int n = 0;
+	for (char **e = environ; *e; e++)
+		n++;
+	char **out = calloc(n + 1, sizeof *out);
+	if (!out)
+		die("out of memory", NULL);
+	int j = 0;
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		size_t len = (size_t)(eq - *e);
+		for (int i = 0; i < s->nkeep; i++) {
+			if (strlen(s->keep[i]) == len && strncmp(*e, s->keep[i], len) == 0) {
+				out[j++] = *e;
+				break;
+			}
+		}
+	}
+	out[j] = NULL;
+	return out;
 }
 
 static void loopback_up(void) {
@@ -293,6 +367,16 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 	struct spec s;
 	parse(text, &s);
 	unsetenv("_OLLM_SANDBOX");
+	char **args = argv;
+	if (s.argv0) {
+		if (s.argv0 < 0 || s.argv0 >= argc || !argv[s.argv0]) {
+			errno = EINVAL;
+			die("no command after the sandbox's arguments", NULL);
+		}
+		args = argv + s.argv0;
+	}
+	if (s.unshare)
+		enter_namespaces(s.loopback);
 	if (s.mountns) {
 		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 			die("make mounts private", NULL);
@@ -305,10 +389,12 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 	}
 	if (s.loopback)
 		loopback_up();
+	if (s.dir && chdir(s.dir) != 0)
+		die("chdir", s.dir);
 	drop_caps();
 	landlock(&s);
-	(void)argc;
-	execve(s.exe, argv, environ);
+	char **envp = s.envonly ? kept(&s) : environ;
+	execve(s.exe, args, envp);
 	int e = errno;
 	fprintf(stderr, "ollm sandbox: exec %s: %s\n", s.exe, strerror(e));
 	_exit(e == ENOENT ? 127 : 126);
