@@ -168,8 +168,19 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 			d.Action, d.Reason = policy.Allow, d.Reason+"; allowed always earlier in this session"
 			break
 		}
+		if hookDecision(out) == "allow" {
+			d.Action, d.Reason = policy.Allow, d.Reason+"; allowed by a before_tool hook (permissionDecision allow)"
+			break
+		}
 		if r := s.confirm(ctx, n, p, facts, d); r != nil {
 			return r
+		}
+	case policy.Allow:
+		if hookDecision(out) == "ask" {
+			d.Reason += "; a before_tool hook asks to confirm (permissionDecision ask)"
+			if r := s.confirm(ctx, n, p, facts, d); r != nil {
+				return r
+			}
 		}
 	}
 	if cmd, ok := gitCommit(c.Name, p.args); ok {

@@ -45,3 +45,12 @@ func (s *Session) hookApproved(n int, p *pending, facts policy.Facts, out hooks.
 	s.publish(Event{Type: EvToolDecision, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Args: p.args, Decision: &d}})
 	return nil
 }
+
+// hookDecision is what before_tool hooks said about asking, as Claude
+// Code's PreToolUse hookSpecificOutput.permissionDecision: "allow" skips
+// the question the policy would ask (its deny still refuses), "ask" asks
+// although the policy allows; "" leaves it to the policy.
+func hookDecision(out hooks.Outcome) string {
+	d, _ := out.Extra["permissionDecision"].(string)
+	return d
+}

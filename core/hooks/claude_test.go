@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,5 +200,21 @@ func TestClaudeToolOutcome(t *testing.T) {
 	in := claudeInputOf(t, failed, AfterTool, fail, Session{ID: "s"})
 	if in["hook_event_name"] != "PostToolUseFailure" || in["error"] != "not_found: m" || in["is_interrupt"] != false || in["tool_response"] != nil || in["tool_name"] != "Read" {
 		t.Errorf("input: %v", in)
+	}
+}
+
+// PreToolUse permissionDecision of several hooks: ask beats allow in
+// either order, as in Claude Code.
+func TestClaudePermissionDecisionPrecedence(t *testing.T) {
+	ask := Verdict{Extra: map[string]any{"permissionDecision": "ask", "permissionDecisionReason": "look first"}}
+	allow := Verdict{Extra: map[string]any{"permissionDecision": "allow", "permissionDecisionReason": "fine"}}
+	for _, order := range [][]Verdict{{ask, allow}, {allow, ask}} {
+		f := NewFold(nil)
+		for i, v := range order {
+			f.Apply(fmt.Sprint("h", i), false, v)
+		}
+		if f.Extra["permissionDecision"] != "ask" || f.Extra["permissionDecisionReason"] != "look first" {
+			t.Errorf("%v: %v", order, f.Extra)
+		}
 	}
 }

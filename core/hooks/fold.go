@@ -55,7 +55,12 @@ func (f *Fold) Apply(hook string, failClosed bool, v Verdict) (stop bool) {
 		if f.Extra == nil {
 			f.Extra = map[string]any{}
 		}
+		prev, prevWhy := f.Extra["permissionDecision"], f.Extra["permissionDecisionReason"]
 		maps.Copy(f.Extra, v.Extra)
+		if permissionRank(prev) > permissionRank(v.Extra["permissionDecision"]) {
+			// Claude Code: an earlier hook's ask beats a later one's allow
+			f.Extra["permissionDecision"], f.Extra["permissionDecisionReason"] = prev, prevWhy
+		}
 	}
 	if v.Block {
 		f.block(hook, v.Reason)
@@ -157,3 +162,15 @@ func toolName(v any) string {
 
 // SystemMessage joins the messages in execution order.
 func (f *Fold) SystemMessage() string { return strings.Join(f.Messages, "\n\n") }
+
+// permissionRank orders Claude Code's permissionDecision answers of
+// PreToolUse hooks (deny blocks before it gets here): ask over allow.
+func permissionRank(v any) int {
+	switch v {
+	case "ask":
+		return 2
+	case "allow":
+		return 1
+	}
+	return 0
+}
