@@ -28,15 +28,20 @@ func (m Mention) String() string { return "@" + m.Server + ":" + m.URI }
 var mentionRE = regexp.MustCompile(`(?:^|[\s(\[{])@([A-Za-z0-9_.-]+):(\S+)`)
 
 // Mentions lists the @server:uri mentions of prompt whose server is
-// known, each once, in order. Sentence punctuation after a URI (".", ",",
-// ")", ...) is not part of it.
+// known, each once, in order. An extension's server is named
+// "extension:server", so the longest known name wins
+// (@ext:files:file:///a is the server "ext:files"). Sentence punctuation
+// after a URI (".", ",", ")", ...) is not part of it.
 func Mentions(prompt string, known func(server string) bool) []Mention {
 	var out []Mention
 	seen := map[Mention]bool{}
 	for _, sm := range mentionRE.FindAllStringSubmatch(prompt, -1) {
 		uri := strings.TrimRight(sm[2], ".,;:!?)]}'\"`")
 		m := Mention{Server: sm[1], URI: uri}
-		if uri == "" || seen[m] || !known(m.Server) {
+		if head, tail, ok := strings.Cut(uri, ":"); ok && tail != "" && known(m.Server+":"+head) {
+			m = Mention{Server: m.Server + ":" + head, URI: tail}
+		}
+		if m.URI == "" || seen[m] || !known(m.Server) {
 			continue
 		}
 		seen[m] = true

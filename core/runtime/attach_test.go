@@ -6,7 +6,7 @@ import (
 )
 
 func TestMentions(t *testing.T) {
-	known := func(s string) bool { return s == "ev" || s == "fs.a" }
+	known := func(s string) bool { return s == "ev" || s == "fs.a" || s == "ext:files" }
 	for _, c := range []struct {
 		prompt string
 		want   []Mention
@@ -18,6 +18,8 @@ func TestMentions(t *testing.T) {
 		{"mail me@ev:25 or @other:x or @ev: alone", nil},
 		{"no@ev:x glued", nil},
 		{"line\n@ev:q?x=1", []Mention{{"ev", "q?x=1"}}},
+		{"an extension's @ext:files:file:///a.md", []Mention{{"ext:files", "file:///a.md"}}},
+		{"@ext:other:x is no server", nil},
 	} {
 		if got := Mentions(c.prompt, known); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("Mentions(%q) = %v, want %v", c.prompt, got, c.want)
