@@ -31,12 +31,14 @@ say so and suggest what the user can do instead of retrying the same call.`
 // promptParts is what the system prompt is built from.
 type promptParts struct {
 	Root         string
+	UserFiles    []string // the user's own context files (userContextFiles), read first
 	ContextFiles []string // names looked for; nil: DefaultContextFiles
 	Exts         []ext.Info
 	Skills       []skills.Entry // the catalog offered to the model
 }
 
 // systemPrompt is the first message of a session: the base instructions;
+// the user's own context files (~/.gemini/GEMINI.md, ~/.claude/CLAUDE.md);
 // the project's context files (each configured name, in the directories
 // from the repository's top, the nearest one holding .git, down to the
 // workspace root, as Gemini CLI and Claude Code read GEMINI.md and
@@ -52,6 +54,15 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 		names = DefaultContextFiles
 	}
 	var seen [][]byte
+	for _, path := range p.UserFiles {
+		text, ok := readContext(path)
+		if !ok || containsBytes(seen, []byte(text)) {
+			continue
+		}
+		seen = append(seen, []byte(text))
+		text, notes = expandImports(filepath.Dir(path), path, text, notes)
+		fmt.Fprintf(&b, "\n\n## Your instructions (%s)\n\n%s", path, text)
+	}
 	dirs := contextDirs(p.Root)
 	for _, dir := range dirs {
 		for _, name := range names {
@@ -118,6 +129,28 @@ func contextDirs(root string) []string {
 	return dirs
 }
 
+// userContextFiles are the user-level files Gemini CLI and Claude Code
+// read before the project's: ~/.gemini/GEMINI.md when GEMINI.md is a
+// context file name, ~/.claude/CLAUDE.md (or $CLAUDE_CONFIG_DIR's) when
+// CLAUDE.md is; getenv and home stand in for the environment.
+func userContextFiles(names []string, home string, getenv func(string) string) []string {
+	if len(names) == 0 {
+		names = DefaultContextFiles
+	}
+	var out []string
+	for _, n := range names {
+		switch {
+		case n == "GEMINI.md" && home != "":
+			out = append(out, filepath.Join(home, ".gemini", "GEMINI.md"))
+		case n == "CLAUDE.md" && getenv("CLAUDE_CONFIG_DIR") != "":
+			out = append(out, filepath.Join(getenv("CLAUDE_CONFIG_DIR"), "CLAUDE.md"))
+		case n == "CLAUDE.md" && home != "":
+			out = append(out, filepath.Join(home, ".claude", "CLAUDE.md"))
+		}
+	}
+	return out
+}
+
 // expandImports expands the @file imports of the context file at path,
 // confined to boundary, and adds what went wrong to notes.
 func expandImports(boundary, path, text string, notes []string) (string, []string) {
@@ -162,6 +195,8 @@ func (rt *Runtime) systemPrompt() string {
 	if g != nil {
 		p.ContextFiles = g.Profile.Agent.ContextFiles
 	}
+	home, _ := os.UserHomeDir()
+	p.UserFiles = userContextFiles(p.ContextFiles, home, os.Getenv)
 	text, notes := systemPrompt(p)
 	for _, n := range notes {
 		if rt.opts.OnNotice != nil {

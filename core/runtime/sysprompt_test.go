@@ -66,3 +66,39 @@ func TestSystemPromptContextFiles(t *testing.T) {
 		t.Errorf("agent.contextFiles [NOTES.md]:\n%s", got)
 	}
 }
+
+// The user's ~/.gemini/GEMINI.md and ~/.claude/CLAUDE.md come first, as
+// in Gemini CLI and Claude Code, only for the names configured;
+// $CLAUDE_CONFIG_DIR moves Claude's; their imports stay in their folder.
+func TestSystemPromptUserFiles(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "GEMINI.md"), []byte("user gemini rules\n@./style.md\n@../.ssh/id_rsa"), 0o644)
+	os.WriteFile(filepath.Join(home, ".gemini", "style.md"), []byte("user style"), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude", "CLAUDE.md"), []byte("user claude rules"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
+	os.WriteFile(filepath.Join(ws, "GEMINI.md"), []byte("project rules"), 0o644)
+	env := func(string) string { return "" }
+	got, notes := systemPrompt(promptParts{Root: ws, UserFiles: userContextFiles(nil, home, env)})
+	i, j, k := strings.Index(got, "user gemini rules"), strings.Index(got, "user claude rules"), strings.Index(got, "project rules")
+	if i < 0 || j < i || k < j || !strings.Contains(got, "user style") {
+		t.Fatalf("want the user's files, then the project's:\n%s", got)
+	}
+	if strings.Contains(got, "PRIVATE KEY") || len(notes) != 1 || !strings.Contains(notes[0], "GEMINI.md:3: import @../.ssh/id_rsa refused") {
+		t.Errorf("notes %q", notes)
+	}
+	if f := userContextFiles([]string{"AGENTS.md"}, home, env); len(f) != 0 {
+		t.Errorf("AGENTS.md alone reads %v", f)
+	}
+	cfg := func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return "/etc/claude"
+		}
+		return ""
+	}
+	if f := userContextFiles([]string{"CLAUDE.md"}, home, cfg); len(f) != 1 || f[0] != "/etc/claude/CLAUDE.md" {
+		t.Errorf("CLAUDE_CONFIG_DIR: %v", f)
+	}
+}
