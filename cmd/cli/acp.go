@@ -34,8 +34,11 @@ session/load and session/resume reach any saved session in
 $OLLM_HOME/sessions. Images in a prompt go to a model that sees. When the
 editor offers file access, read_file, write_file and edit_file go through
 it (unsaved buffers are seen, edits land in them), still through the
-policy. Shell commands run in ollm's sandbox, never in the editor's
-terminals.
+policy. When the editor offers terminals, shell commands run in one (the
+editor shows it live) but still inside ollm's sandbox: the editor is given
+ollm's own executable with the shell's policy, which enters the sandbox
+before the command runs. Where ollm cannot sandbox, commands run in ollm as
+in a terminal session, never unsandboxed in the editor.
 
 docs/editors.md has the configuration for Zed, Neovim and Emacs.`,
 		Example: `  ollm acp                          # started by the editor, not by hand
@@ -52,7 +55,25 @@ docs/editors.md has the configuration for Zed, Neovim and Emacs.`,
 		},
 	}
 	cmd.Flags().StringVar(&mode, "approval-mode", "", "`MODE` sessions start in: default, auto_edit, plan or yolo (the editor can switch it)")
+	cmd.AddCommand(newCmdACPTerminalExec())
 	return cmd
+}
+
+// newCmdACPTerminalExec is the command line ollm gives an editor's
+// terminal (sandbox.External): the sandbox trampoline, which runs before
+// Go starts, takes over when the policy is in the environment. Reaching
+// this command means the editor dropped the environment, so the policy is
+// missing: nothing runs.
+func newCmdACPTerminalExec() *cobra.Command {
+	return &cobra.Command{
+		Use:                "terminal-exec -- COMMAND [ARG...]",
+		Short:              "Run a shell command in ollm's sandbox for an editor's terminal (internal)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return fmt.Errorf("ollm sandbox: the editor started this command without the environment ollm gave it, so the sandbox policy is missing; nothing ran")
+		},
+	}
 }
 
 func runACP(ctx context.Context, f *Factory, mode string) error {

@@ -148,6 +148,12 @@ func startACP(t *testing.T, e *sessionEnv, c *acpClient, fs bool, args ...string
 // connectACP runs `ollm acp` with base's environment and workspace.
 func connectACP(t testing.TB, base *Factory, c *acpClient, fs bool, args ...string) *acpConn {
 	t.Helper()
+	return connectACPWith(t, base, c, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}}, args...)
+}
+
+// connectACPWith is connectACP with any client and its capabilities.
+func connectACPWith(t testing.TB, base *Factory, c sdk.Client, caps sdk.ClientCapabilities, args ...string) *acpConn {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stderr := &syncBuffer{}
@@ -169,7 +175,7 @@ func connectACP(t testing.TB, base *Factory, c *acpClient, fs bool, args ...stri
 		cancel()
 	})
 	init, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}}})
+		ClientCapabilities: caps})
 	if err != nil {
 		t.Fatal(err)
 	}

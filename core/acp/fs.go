@@ -21,9 +21,9 @@ import (
 // tools, whose own checks (the path resolved inside the workspace, the
 // parameters) still run first; only the file access changes.
 type clientTools struct {
-	inner       agent.Tools
-	s           *session
-	read, write bool
+	inner             agent.Tools
+	s                 *session
+	read, write, term bool
 }
 
 func (t clientTools) wrap(x tool.Tool) tool.Tool {
@@ -35,6 +35,10 @@ func (t clientTools) wrap(x tool.Tool) tool.Tool {
 	case "write_file", "edit_file":
 		if t.write {
 			return clientTool{Tool: x, s: t.s, op: opWrite, read: t.read}
+		}
+	case "shell":
+		if t.term {
+			return terminalTool{Tool: x, s: t.s}
 		}
 	}
 	return x

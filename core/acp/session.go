@@ -55,6 +55,7 @@ type call struct {
 	locations       []sdk.ToolCallLocation
 	diff            *sdk.ToolCallContentDiff
 	output          strings.Builder
+	terminal        string // the editor's terminal the command runs in
 }
 
 // start builds the agent session and answers the bus.
@@ -68,8 +69,8 @@ func (s *session) start(tr *agent.Transcript, history []llm.Message) error {
 	}
 	cfg.Transcript, cfg.History, cfg.OnEvent = tr, history, s.event
 	caps := s.a.clientCaps()
-	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile {
-		cfg.Tools = clientTools{inner: cfg.Tools, s: s, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile}
+	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile || caps.Terminal {
+		cfg.Tools = clientTools{inner: cfg.Tools, s: s, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile, term: caps.Terminal}
 	}
 	s.tools = cfg.Tools
 	s.mode = s.rt.Policy().Mode()
@@ -503,6 +504,16 @@ func (s *session) event(e agent.Event) {
 			s.update(sdk.UpdateToolCall(sdk.ToolCallId(e.Tool.ID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
 		}
 	case agent.EvToolProgress:
+		if e.Tool.Chunk != nil && strings.HasPrefix(e.Tool.Chunk.Message, terminalMarker) {
+			id := strings.TrimPrefix(e.Tool.Chunk.Message, terminalMarker)
+			s.mu.Lock()
+			if c := s.calls[e.Tool.ID]; c != nil {
+				c.terminal = id
+			}
+			s.mu.Unlock()
+			s.update(sdk.UpdateToolCall(sdk.ToolCallId(e.Tool.ID), sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolTerminalRef(id)})))
+			return
+		}
 		if e.Tool.Chunk == nil || e.Tool.Chunk.Text == "" {
 			return
 		}
@@ -634,6 +645,9 @@ func (s *session) result(te *agent.ToolEvent) {
 		}
 	}
 	var content []sdk.ToolCallContent
+	if c != nil && c.terminal != "" {
+		content = append(content, sdk.ToolTerminalRef(c.terminal))
+	}
 	if c != nil && c.diff != nil && res.Error == nil {
 		content = append(content, sdk.ToolCallContent{Diff: c.diff})
 	}

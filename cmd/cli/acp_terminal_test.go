@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/ollm/ollm/core/llm/llmtest"
+	"github.com/ollm/ollm/core/sandbox/sandboxtest"
+)
+
+// termClient is an editor that offers terminals: terminal/create really
+// starts the command it is given, as it is, with the editor's own
+// environment underneath the request's (and a secret of its own), in a
+// process group of its own; output, wait, kill and release act on it.
+type termClient struct {
+	*acpClient
+	terms    map[string]*editorTerm
+	created  []sdk.CreateTerminalRequest
+	killed   []string
+	released []string
+}
+
+type editorTerm struct {
+	cmd    *exec.Cmd
+	out    []byte // under acpClient.mu
+	done   chan struct{}
+	status sdk.TerminalExitStatus
+}
+
+type termWriter struct {
+	c *termClient
+	t *editorTerm
+}
+
+func (w termWriter) Write(p []byte) (int, error) {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	w.t.out = append(w.t.out, p...)
+	w.c.notify()
+	return len(p), nil
+}
+
+func newTermClient() *termClient {
+	return &termClient{acpClient: newACPClient(), terms: map[string]*editorTerm{}}
+}
+
+func (c *termClient) CreateTerminal(ctx context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	cmd := exec.Command(p.Command, p.Args...)
+	if p.Cwd != nil {
+		cmd.Dir = *p.Cwd
+	}
+	cmd.Env = append(os.Environ(), "EDITOR_ONLY=editor", "GITHUB_TOKEN=editor-token")
+	for _, e := range p.Env {
+		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t := &editorTerm{cmd: cmd, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = termWriter{c, t}, termWriter{c, t}
+	if err := cmd.Start(); err != nil {
+		return sdk.CreateTerminalResponse{}, err
+	}
+	c.mu.Lock()
+	id := fmt.Sprintf("term-%d", len(c.created)+1)
+	c.created = append(c.created, p)
+	c.terms[id] = t
+	c.notify()
+	c.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		c.mu.Lock()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			sig := ws.Signal().String()
+			t.status.Signal = &sig
+		} else if err == nil || cmd.ProcessState != nil {
+			code := cmd.ProcessState.ExitCode()
+			t.status.ExitCode = &code
+		}
+		c.mu.Unlock()
+		close(t.done)
+	}()
+	return sdk.CreateTerminalResponse{TerminalId: id}, nil
+}
+
+func (c *termClient) term(id string) (*editorTerm, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.terms[id]
+	if t == nil {
+		return nil, errors.New("no terminal " + id)
+	}
+	return t, nil
+}
+
+func (c *termClient) TerminalOutput(ctx context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	t, err := c.term(p.TerminalId)
+	if err != nil {
+		return sdk.TerminalOutputResponse{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := sdk.TerminalOutputResponse{Output: string(t.out)}
+	select {
+	case <-t.done:
+		st := t.status
+		r.ExitStatus = &st
+	default:
+	}
+	return r, nil
+}
+
+func (c *termClient) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	t, err := c.term(p.TerminalId)
+	if err != nil {
+		return sdk.WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return sdk.WaitForTerminalExitResponse{}, ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return sdk.WaitForTerminalExitResponse{ExitCode: t.status.ExitCode, Signal: t.status.Signal}, nil
+}
+
+// KillTerminal kills the process group and returns once it is reaped.
+func (c *termClient) KillTerminal(ctx context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	t, err := c.term(p.TerminalId)
+	if err != nil {
+		return sdk.KillTerminalResponse{}, err
+	}
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
+	<-t.done
+	c.mu.Lock()
+	c.killed = append(c.killed, p.TerminalId)
+	c.mu.Unlock()
+	return sdk.KillTerminalResponse{}, nil
+}
+
+func (c *termClient) ReleaseTerminal(ctx context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	t, err := c.term(p.TerminalId)
+	if err != nil {
+		return sdk.ReleaseTerminalResponse{}, err
+	}
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
+	<-t.done
+	c.mu.Lock()
+	c.released = append(c.released, p.TerminalId)
+	c.mu.Unlock()
+	return sdk.ReleaseTerminalResponse{}, nil
+}
+
+func (c *termClient) output(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.terms[id]; t != nil {
+		return string(t.out)
+	}
+	return ""
+}
+
+// toolTerminal is the terminal the editor shows in a tool call.
+func toolTerminal(ups []sdk.SessionNotification, id sdk.ToolCallId) string {
+	var out string
+	for _, u := range ups {
+		if tu := u.Update.ToolCallUpdate; tu != nil && tu.ToolCallId == id {
+			for _, c := range tu.Content {
+				if c.Terminal != nil {
+					out = c.Terminal.TerminalId
+				}
+			}
+		}
+	}
+	return out
+}
+
+// With an editor that offers terminals, the shell tool's command runs in
+// one, after the gate (the editor's permission prompt), and the tool call
+// shows the terminal. The command the editor starts is ollm entering its
+// own sandbox: the workspace is written, the home's .ssh and a directory
+// outside the workspace are not, the key is hidden, and the command sees
+// the shell tool's sanitised environment, not the editor's. A cancel
+// kills the terminal's process.
+func TestACPShellInTheEditorsTerminal(t *testing.T) {
+	b := sandboxtest.New(t)
+	e := &sessionEnv{t: t, home: b.OllmHome, ws: b.WS, srv: llmtest.NewOllama(t), log: filepath.Join(b.Root, "hooks.log")}
+	env := map[string]string{"OLLM_HOME": b.OllmHome, "OLLAMA_HOST": e.srv.URL, "PATH": os.Getenv("PATH"), "HOME": b.Home,
+		"TMPDIR": b.Tmp, "OLLM_TEST_VISIBLE": "yes", "GITHUB_TOKEN": "ollm-token"}
+	e.f = &Factory{IO: &IOStreams{In: eofReader{}, Out: &syncBuffer{}, ErrOut: &syncBuffer{}}, Getenv: func(k string) string { return env[k] },
+		Environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		},
+		Getwd: func() (string, error) { return b.WS, nil }, Now: time.Now, Context: context.Background()}
+	e.write(filepath.Join(b.OllmHome, "profile.cue"), `model: name: "test-model"`+"\n")
+	e.write(filepath.Join(b.Home, ".ssh", "id_rsa"), "PRIVATE KEY\n")
+
+	c := newTermClient()
+	conn := connectACPWith(t, e.f, c, sdk.ClientCapabilities{Terminal: true})
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: b.WS, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := strings.Join([]string{
+		"echo in-ws > made.txt && cat made.txt",
+		"(echo x > $HOME/.ssh/x) 2>/dev/null || echo ssh-refused",
+		"(echo y > " + filepath.Join(b.Outside, "x") + ") 2>/dev/null || echo outside-refused",
+		"cat $HOME/.ssh/id_rsa 2>/dev/null || echo key-hidden",
+		`echo "token=$GITHUB_TOKEN editor=$EDITOR_ONLY visible=$OLLM_TEST_VISIBLE"`,
+	}, "; ")
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": command}))
+	e.srv.Reply(llmtest.Text("Done."))
+	c.answers = []string{"allow_once"}
+	pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("try the sandbox")})
+	if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	ups := c.take()
+	want := "in-ws\nssh-refused\noutside-refused\nkey-hidden\ntoken= editor= visible=yes\n"
+	if len(c.perms) != 1 || c.perms[0].ToolCall.ToolCallId != "sh-1" {
+		t.Fatalf("permission requests: %+v", c.perms)
+	}
+	if len(c.created) != 1 {
+		t.Fatalf("terminals created: %+v", c.created)
+	}
+	if got := c.output("term-1"); got != want {
+		t.Fatalf("the editor's terminal shows %q, want %q", got, want)
+	}
+	self, _ := os.Executable()
+	if cr := c.created[0]; cr.Command != self || len(cr.Args) < 4 || cr.Args[0] != "acp" || cr.Args[1] != "terminal-exec" || cr.Args[2] != "--" ||
+		cr.Cwd == nil || *cr.Cwd != b.WS {
+		t.Fatalf("terminal/create: %s %q in %v", cr.Command, cr.Args, cr.Cwd)
+	}
+	if id := toolTerminal(ups, "sh-1"); id != "term-1" || lastStatus(ups, "sh-1") != sdk.ToolCallStatusCompleted {
+		t.Fatalf("tool call: terminal %q, status %s", id, lastStatus(ups, "sh-1"))
+	}
+	var result string
+	for _, m := range e.srv.LastRequest().Messages {
+		if m.Role == "tool" {
+			result = m.Content
+		}
+	}
+	if !strings.Contains(result, "Exit code: 0") || !strings.Contains(result, want) || strings.Contains(result, "PRIVATE KEY") {
+		t.Fatalf("tool result for the model: %q", result)
+	}
+	if data, err := os.ReadFile(filepath.Join(b.WS, "made.txt")); err != nil || string(data) != "in-ws\n" {
+		t.Fatalf("made.txt: %q %v", data, err)
+	}
+	for _, p := range []string{filepath.Join(b.Home, ".ssh", "x"), filepath.Join(b.Outside, "x")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written from the editor's terminal", p)
+		}
+	}
+
+	// Cancel: the terminal is killed, the process is gone.
+	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "yolo"}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Reply(llmtest.ToolCallWithID("sh-2", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
+	done := make(chan sdk.PromptResponse, 1)
+	go func() {
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("wait a minute")})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	var pid int
+	c.waitFor(func([]sdk.SessionNotification, []sdk.RequestPermissionRequest) bool {
+		if t := c.terms["term-2"]; t != nil {
+			if m := regexp.MustCompile(`pid (\d+)`).FindStringSubmatch(string(t.out)); m != nil {
+				pid, _ = strconv.Atoi(m[1])
+				return true
+			}
+		}
+		return false
+	})
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: ns.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("prompt after cancel: %+v", r)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the command (pid %d) still runs after the cancel: %v", pid, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if strings.Join(c.killed, ",") != "term-2" || strings.Join(c.released, ",") != "term-1,term-2" {
+		t.Fatalf("killed %q, released %q", c.killed, c.released)
+	}
+}
+
+// An editor that drops the terminal's environment drops the sandbox
+// policy with it: the trampoline does not take over and the hidden
+// command runs nothing.
+func TestACPTerminalExecWithoutPolicyRunsNothing(t *testing.T) {
+	e := newSessionEnv(t)
+	marker := filepath.Join(e.ws, "ran")
+	io, _, _, errOut := TestIO()
+	e.f.IO = io
+	code := Run(e.f, []string{"acp", "terminal-exec", "--", "bash", "-c", "touch " + marker})
+	if code == ExitOK || !strings.Contains(errOut.String(), "the sandbox policy is missing; nothing ran") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran")
+	}
+}
