@@ -26,7 +26,7 @@ func (b *box) runExternal(t *testing.T, s schema.Sandbox, env []string, argv ...
 	}
 	cmd := exec.Command(l.Path, l.Args...)
 	cmd.Dir = b.root // the editor's own directory: the spec moves to l.Dir
-	cmd.Env = append(append(os.Environ(), "EDITOR_SECRET=from-the-editor"), l.Env...)
+	cmd.Env = append(append(os.Environ(), "EDITOR_SECRET=from-the-editor", "LD_PRELOAD="+filepath.Join(b.outside, "editor.so")), l.Env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -67,8 +67,10 @@ func TestExternalLaunchIsSandboxed(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(b.ws, "ollm.cue")); string(data) != "version: 1\n" {
 		t.Errorf("ollm.cue = %q", data)
 	}
-	out, err := b.runExternal(t, schema.Sandbox{}, env, "sh", "-c", `echo y > made.txt && pwd && echo "given=$GIVEN editor=$EDITOR_SECRET spec=$_OLLM_SANDBOX" && echo $0`)
-	want := b.ws + "\ngiven=yes editor= spec=\nsh\n"
+	// The editor's LD_PRELOAD is not loaded (ld.so would complain of the
+	// missing file) nor seen.
+	out, err := b.runExternal(t, schema.Sandbox{}, env, "sh", "-c", `echo y > made.txt && pwd && echo "given=$GIVEN editor=$EDITOR_SECRET spec=$_OLLM_SANDBOX preload=${LD_PRELOAD-unset}" && echo $0`)
+	want := b.ws + "\ngiven=yes editor= spec= preload=unset\nsh\n"
 	if err != nil || out != want {
 		t.Fatalf("workspace command: %v\n got %q\nwant %q", err, out, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -276,6 +277,18 @@ func External(argv []string, dir string, env []string, p Policy) (Launch, error)
 		}
 		fmt.Fprintf(&b, "K\t%s\n", name)
 	}
+	// The dynamic loader runs these before the trampoline: an editor's
+	// terminal setting (a workspace's, even) must not run code in the
+	// process before it is sandboxed. Empty values the request sets win
+	// over the editor's; the command does not see them (no K line).
+	for _, v := range loaderVars {
+		if !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, v+"=") }) {
+			out = append(out, v+"=")
+		}
+	}
 	args := append(append(append([]string(nil), ExecArgs...), "--"), argv...)
 	return Launch{Path: self, Args: args, Env: append(out, envKey+"="+b.String()), Dir: dir}, nil
 }
+
+// loaderVars make the dynamic loader run code of their choosing.
+var loaderVars = []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"}
