@@ -69,6 +69,12 @@ func (im *Imports) one(file, text string, imp importRef, depth int, chain map[st
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(file), target)
 	}
+	if !insideLexically(im.Boundary, target) {
+		// refused before any look at the disk: whether an outside path
+		// exists is not told
+		im.note("%s: import %s refused: it is outside %s; a context file imports files of its own project only", where, orig, im.Boundary)
+		return "[import " + orig + " refused: outside the project]"
+	}
 	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
 		if strings.ContainsAny(imp.path, "/.") {
@@ -148,6 +154,13 @@ func inside(boundary, real string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(rb, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// insideLexically reports whether the cleaned path p is boundary or below
+// it, before links are looked at.
+func insideLexically(boundary, p string) bool {
+	rel, err := filepath.Rel(filepath.Clean(boundary), filepath.Clean(p))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
