@@ -373,6 +373,18 @@ var permissionOptions = []sdk.PermissionOption{
 	{OptionId: sdk.PermissionOptionId(bus.Deny), Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 }
 
+// optionsFor are the answers offered for d: with the narrower "always"
+// of a shell call (its program and sub-command, not every use of the
+// program) as a second allow-always option, as the TUI offers it.
+func optionsFor(d policy.Details) []sdk.PermissionOption {
+	if d.AlwaysNarrow == "" {
+		return permissionOptions
+	}
+	return []sdk.PermissionOption{permissionOptions[0], permissionOptions[1],
+		{OptionId: sdk.PermissionOptionId(bus.AllowAlwaysNarrow), Name: "Always allow the sub-command only (saved to the user profile)", Kind: sdk.PermissionOptionKindAllowAlways},
+		permissionOptions[2]}
+}
+
 // answer answers the bus's confirmations through the editor.
 func (s *session) answer(ch <-chan bus.Event) {
 	for ev := range ch {
@@ -416,6 +428,9 @@ func (s *session) confirm(req bus.Request) {
 	if d.Command != "" {
 		why = "```\n" + d.Command + "\n```\n" + why
 	}
+	if d.AlwaysNarrow != "" {
+		why += "\n\nAlways allow saves: " + d.Always + "\nThe sub-command only saves: " + d.AlwaysNarrow
+	}
 	if c != nil && c.diff != nil {
 		tc.Content = append(tc.Content, sdk.ToolCallContent{Diff: c.diff})
 	}
@@ -423,7 +438,7 @@ func (s *session) confirm(req bus.Request) {
 	if c != nil {
 		tc.Locations = c.locations
 	}
-	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: tc, Options: permissionOptions})
+	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id), ToolCall: tc, Options: optionsFor(d)})
 	r := bus.Response{ID: req.ID, Answer: bus.Deny}
 	switch {
 	case err != nil:
@@ -434,6 +449,10 @@ func (s *session) confirm(req bus.Request) {
 		switch a := bus.Answer(resp.Outcome.Selected.OptionId); a {
 		case bus.AllowOnce, bus.AllowAlways:
 			r.Answer = a
+		case bus.AllowAlwaysNarrow:
+			if d.AlwaysNarrow != "" {
+				r.Answer = a
+			}
 		}
 	}
 	_ = s.rt.Bus.Respond(r)
