@@ -209,7 +209,7 @@ func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, 
 	s := &session{a: a, id: id, turn: make(chan struct{}, 1), calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{},
 		editorServers: servers}
 	rt, err := a.opts.NewRuntime(ctx, cwd, runtime.Options{SessionID: id, Mode: a.opts.Mode,
-		ApproveHook: s.approveHook, OnNotice: s.notice})
+		ApproveHook: s.approveHook, OnNotice: s.notice, OnNotify: s.notify})
 	if err != nil {
 		if tr != nil {
 			tr.Close()

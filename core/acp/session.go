@@ -112,6 +112,11 @@ func (s *session) say(text string) { s.update(sdk.UpdateAgentMessageText(text)) 
 
 func (s *session) notice(text string) { s.update(sdk.UpdateAgentThoughtText("notice: " + text + "\n")) }
 
+// notify shows what an extension (a persistent hook) or an MCP server
+// pushes, labelled with its source ("[greeter] info: ..."), as a line of
+// the agent's message: ACP has no update for a notice out of band.
+func (s *session) notify(n hooks.Notification) { s.say("\n" + n.Label() + "\n") }
+
 func (s *session) modeState() *sdk.SessionModeState {
 	st := &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(s.currentMode())}
 	for _, m := range modes {
