@@ -25,7 +25,9 @@ sandbox, hooks, extensions, MCP servers and the policy.
 Prompts stream the answer, thoughts, tool calls (kind, status, locations
 and the diff of an edit) and write_todos's list as the plan. A call the
 policy asks about becomes the editor's permission prompt: allow once, allow
-always (saved to the user profile like the TUI's "always") or reject.
+always (saved to the user profile like the TUI's "always"; for a shell
+command also its sub-command only) or reject. Extensions' notifications
+appear as lines of the agent's message, labelled with the extension.
 Unapproved workspace hooks and servers are asked about the same way before
 the first prompt, and so are the MCP servers the editor passes (once per
 configuration when allowed always). Session modes are the approval modes
