@@ -144,7 +144,9 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 	case code != 0:
 		fail = &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("exit code %d", code)}
 	}
-	forModel := fmt.Sprintf("Exit code: %d\nOutput:\n%s", code, body)
+	// The runtime gives the shell tool the default limits.
+	short, _ := tool.Truncate(body, tool.DefaultLimits)
+	forModel := fmt.Sprintf("Exit code: %d\nOutput:\n%s", code, short)
 	if fail != nil {
 		forModel = fmt.Sprintf("Error (%s): %s\n%s", fail.Kind, fail.Message, forModel)
 	}
