@@ -242,7 +242,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	if got := c.output("term-1"); got != want {
 		t.Fatalf("the editor's terminal shows %q, want %q", got, want)
 	}
-	self, _ := os.Executable()
+	self := fmt.Sprintf("/proc/%d/exe", os.Getpid())
 	if cr := c.created[0]; cr.Command != self || len(cr.Args) < 4 || cr.Args[0] != "acp" || cr.Args[1] != "terminal-exec" || cr.Args[2] != "--" ||
 		cr.Cwd == nil || *cr.Cwd != b.WS {
 		t.Fatalf("terminal/create: %s %q in %v", cr.Command, cr.Args, cr.Cwd)

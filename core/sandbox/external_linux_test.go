@@ -24,6 +24,9 @@ func (b *box) runExternal(t *testing.T, s schema.Sandbox, env []string, argv ...
 	if err != nil {
 		t.Fatal(err)
 	}
+	if l.Path != fmt.Sprintf("/proc/%d/exe", os.Getpid()) {
+		t.Fatalf("the editor would run %s, not this process's own executable", l.Path)
+	}
 	cmd := exec.Command(l.Path, l.Args...)
 	cmd.Dir = b.root // the editor's own directory: the spec moves to l.Dir
 	cmd.Env = append(append(os.Environ(), "EDITOR_SECRET=from-the-editor", "LD_PRELOAD="+filepath.Join(b.outside, "editor.so")), l.Env...)

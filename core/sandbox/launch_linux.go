@@ -217,7 +217,7 @@ func withoutKey(env []string) []string {
 // namespaces itself (an editor cannot pass clone flags), applies the
 // policy and executes the command.
 type Launch struct {
-	Path string   // ollm's executable
+	Path string   // ollm's executable as this process runs it: /proc/PID/exe
 	Args []string // ExecArgs, "--", then the command's argv
 	Env  []string // the command's whole environment and the policy, KEY=VALUE
 	Dir  string
@@ -244,11 +244,15 @@ func External(argv []string, dir string, env []string, p Policy) (Launch, error)
 	if !s.Available() {
 		return Launch{}, fmt.Errorf("%w: %s", ErrUnavailable, s.Reason)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return Launch{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
+	// Not os.Executable's path: a sandboxed command may write the
+	// directory ollm is installed in (~/go/bin under ~/go, a test binary
+	// under /tmp) and put another program there, which the editor would
+	// then run unsandboxed. /proc/PID/exe is the inode this process runs,
+	// which nobody can change while it runs (ETXTBSY) nor swap by a rename;
+	// the editor is ollm's parent and of the same user, so it may execute it.
+	self := fmt.Sprintf("/proc/%d/exe", os.Getpid())
 	exe := argv[0]
+	var err error
 	if !filepath.IsAbs(exe) {
 		if strings.Contains(exe, "/") {
 			exe = filepath.Join(dir, exe)
