@@ -29,7 +29,10 @@ func (b *box) runExternal(t *testing.T, s schema.Sandbox, env []string, argv ...
 	}
 	cmd := exec.Command(l.Path, l.Args...)
 	cmd.Dir = b.root // the editor's own directory: the spec moves to l.Dir
-	cmd.Env = append(append(os.Environ(), "EDITOR_SECRET=from-the-editor", "LD_PRELOAD="+filepath.Join(b.outside, "editor.so")), l.Env...)
+	// The editor's own variables come first, the request's after them,
+	// as an editor that appends without replacing passes them (os/exec
+	// would keep only the last of each name).
+	cmd.Env = append(append(os.Environ(), "EDITOR_SECRET=from-the-editor", "GIVEN=editor", "LD_PRELOAD="+filepath.Join(b.outside, "editor.so")), l.Env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -111,5 +114,40 @@ func TestExternalRefusesOff(t *testing.T) {
 	_, err := External([]string{"true"}, b.ws, nil, Resolve(schema.Sandbox{Preset: schema.SandboxOff}, ShellDefault, b.env()))
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("off: %v", err)
+	}
+}
+
+// A launcher that appends the request's variables after its own without
+// replacing them (os.StartProcess passes duplicates as they are): the
+// command gets the request's value, the last one, and only it.
+func TestExternalLastValueWins(t *testing.T) {
+	b := newBox(t)
+	l, err := External([]string{"env"}, b.ws, []string{"PATH=" + os.Getenv("PATH"), "GIVEN=ollm"}, Resolve(schema.Sandbox{}, ShellDefault, b.env()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append([]string{"GIVEN=editor"}, l.Env...)
+	p, err := os.StartProcess(l.Path, append([]string{l.Path}, l.Args...), &os.ProcAttr{Dir: b.root, Env: env, Files: []*os.File{nil, w, w}})
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, _ = out.ReadFrom(r)
+	if _, err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var given []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "GIVEN=") {
+			given = append(given, line)
+		}
+	}
+	if strings.Join(given, " ") != "GIVEN=ollm" {
+		t.Fatalf("the command's environment holds %q:\n%s", given, out.String())
 	}
 }

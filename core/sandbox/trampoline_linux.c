@@ -247,7 +247,8 @@ static void enter_namespaces(int net) {
 	write_file("/proc/self/gid_map", buf);
 }
 
-// kept is the environment with only the variables the spec names.
+// kept is the environment with only the variables the spec names, each
+// once, with its last value.
 static char **kept(struct spec *s) {
 	int n = 0;
 	for (char **e = environ; *e; e++)
@@ -261,6 +262,11 @@ static char **kept(struct spec *s) {
 		if (!eq)
 			continue;
 		size_t len = (size_t)(eq - *e);
+		int later = 0; // a launcher that appends without replacing: the last value counts
+		for (char **f = e + 1; *f && !later; f++)
+			later = strncmp(*f, *e, len + 1) == 0;
+		if (later)
+			continue;
 		for (int i = 0; i < s->nkeep; i++) {
 			if (strlen(s->keep[i]) == len && strncmp(*e, s->keep[i], len) == 0) {
 				out[j++] = *e;
