@@ -186,6 +186,35 @@ func toolTerminal(ups []sdk.SessionNotification, id sdk.ToolCallId) string {
 	return out
 }
 
+// outsideTemp is dir, or, when dir lies under one of the temporary
+// directories every sandboxed shell may write (a checkout under /tmp), a
+// new directory in the user's home: the shell's policy is the real one
+// here, not the test box's.
+func outsideTemp(t *testing.T, dir string) string {
+	t.Helper()
+	underTemp := func(p string) bool {
+		for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm", os.Getenv("TMPDIR")} {
+			if tmp != "" && (p == tmp || strings.HasPrefix(p, strings.TrimSuffix(tmp, "/")+"/")) {
+				return true
+			}
+		}
+		return false
+	}
+	if !underTemp(dir) {
+		return dir
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || underTemp(home) {
+		t.Fatalf("the checkout (%s) and the home (%q) are both under a temporary directory every sandboxed shell may write: run the tests from a checkout outside /tmp", dir, home)
+	}
+	out, err := os.MkdirTemp(home, ".ollm-test-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	return out
+}
+
 // With an editor that offers terminals, the shell tool's command runs in
 // one, after the gate (the editor's permission prompt), and the tool call
 // shows the terminal. The command the editor starts is ollm entering its
@@ -217,10 +246,11 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	outside := outsideTemp(t, b.Outside)
 	command := strings.Join([]string{
 		"echo in-ws > made.txt && cat made.txt",
 		"(echo x > $HOME/.ssh/x) 2>/dev/null || echo ssh-refused",
-		"(echo y > " + filepath.Join(b.Outside, "x") + ") 2>/dev/null || echo outside-refused",
+		"(echo y > " + filepath.Join(outside, "x") + ") 2>/dev/null || echo outside-refused",
 		"cat $HOME/.ssh/id_rsa 2>/dev/null || echo key-hidden",
 		`echo "token=$GITHUB_TOKEN editor=$EDITOR_ONLY visible=$OLLM_TEST_VISIBLE"`,
 	}, "; ")
@@ -262,7 +292,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(b.WS, "made.txt")); err != nil || string(data) != "in-ws\n" {
 		t.Fatalf("made.txt: %q %v", data, err)
 	}
-	for _, p := range []string{filepath.Join(b.Home, ".ssh", "x"), filepath.Join(b.Outside, "x")} {
+	for _, p := range []string{filepath.Join(b.Home, ".ssh", "x"), filepath.Join(outside, "x")} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was written from the editor's terminal", p)
 		}
