@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/schema"
 )
@@ -132,23 +130,6 @@ func terminate(pgid int, exited <-chan struct{}, grace time.Duration) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-exited
 	}
-}
-
-// waitExit closes the returned channel when pid has exited, leaving it
-// unreaped (WNOWAIT) for exec.Cmd.Wait.
-func waitExit(pid int) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		defer close(ch)
-		var info unix.Siginfo
-		for {
-			err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-			if !errors.Is(err, unix.EINTR) {
-				return
-			}
-		}
-	}()
-	return ch
 }
 
 // pipes are the three standard streams of one hook process.
