@@ -366,18 +366,9 @@ func (d jsonDoc) pos(path ...any) string {
 // dropWorkspaceClaudeUser removes hooks.claudeUserSettings from workspace
 // layers: only the user decides that their own Claude Code hooks run.
 func dropWorkspaceClaudeUser(layers []*layer) []schema.Problem {
-	var out []schema.Problem
-	for _, l := range layers {
-		if l.scope != schema.ScopeWorkspace {
-			continue
-		}
-		for _, pos := range dropField(&l.file.Decls, []string{"hooks", "claudeUserSettings"}) {
-			out = append(out, schema.Problem{Severity: "warning", File: l.path, Pos: pos.String(),
-				Message: "hooks.claudeUserSettings is ignored in a workspace profile: only you decide whether your ~/.claude/settings.json hooks run",
-				Fix:     "set it in your user profile ($OLLM_HOME/profile.cue)"})
-		}
-	}
-	return out
+	return dropWorkspaceField(layers, []string{"hooks", "claudeUserSettings"},
+		"hooks.claudeUserSettings is ignored in a workspace profile: only you decide whether your ~/.claude/settings.json hooks run",
+		"set it in your user profile ($OLLM_HOME/profile.cue)")
 }
 
 // labelPos is the position of an object key's opening quote (CUE places a

@@ -269,15 +269,21 @@ func mcpJSONNames(opts Options, data []byte) []string {
 // dropWorkspaceTrust removes hooks.trustWorkspace from the workspace layer:
 // a workspace cannot trust itself.
 func dropWorkspaceTrust(layers []*layer) []schema.Problem {
+	return dropWorkspaceField(layers, []string{"hooks", "trustWorkspace"},
+		"hooks.trustWorkspace is ignored in a workspace profile: a workspace cannot trust itself",
+		"set it in your user profile ($OLLM_HOME/profile.cue), or approve this workspace with `ollm trust`")
+}
+
+// dropWorkspaceField removes the field at path from workspace layers, a
+// warning for each: a field only the user may set.
+func dropWorkspaceField(layers []*layer, path []string, message, fix string) []schema.Problem {
 	var out []schema.Problem
 	for _, l := range layers {
 		if l.scope != schema.ScopeWorkspace {
 			continue
 		}
-		for _, pos := range dropField(&l.file.Decls, []string{"hooks", "trustWorkspace"}) {
-			out = append(out, schema.Problem{Severity: "warning", File: l.path, Pos: pos.String(),
-				Message: "hooks.trustWorkspace is ignored in a workspace profile: a workspace cannot trust itself",
-				Fix:     "set it in your user profile ($OLLM_HOME/profile.cue), or approve this workspace with `ollm trust`"})
+		for _, pos := range dropField(&l.file.Decls, path) {
+			out = append(out, schema.Problem{Severity: "warning", File: l.path, Pos: pos.String(), Message: message, Fix: fix})
 		}
 	}
 	return out

@@ -521,16 +521,7 @@ func TestACPFileEditThroughTheClient(t *testing.T) {
 // drive (OLLM_NPM_DIR, or .deps/npm above the test's directory).
 func acpNpmDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("OLLM_NPM_DIR")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
-				dir = filepath.Join(d, ".deps", "npm")
-				break
-			}
-		}
-	}
+	dir := npmDir()
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("@agentclientprotocol/sdk is not installed (%v); run make deps", err)
 	}

@@ -44,16 +44,7 @@ func linkEverythingCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: link-everything PATH")
 	}
-	dir := os.Getenv("OLLM_NPM_DIR")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
-				dir = filepath.Join(d, ".deps", "npm")
-				break
-			}
-		}
-	}
+	dir := npmDir()
 	p := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(p); err != nil {
 		ts.Fatalf("server-everything is not installed (%v); run make deps", err)

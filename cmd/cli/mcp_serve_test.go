@@ -28,38 +28,7 @@ policy: rules: [
 skills: [{name: "changelog", description: "Write a changelog entry", prompt: "Write a changelog entry for {change}."}]
 `)
 	e.write(filepath.Join(e.ws, "notes.txt"), "one\ntwo\n")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	stderr := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: e.f.Getenv, Environ: e.f.Environ,
-		Getwd: e.f.Getwd, Now: e.f.Now, Context: ctx}
-	done := make(chan ExitCode, 1)
-	go func() {
-		done <- Run(f, []string{"mcp", "serve"})
-		outW.Close()
-		inR.Close() // a client still writing fails instead of waiting
-	}()
-	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))))
-	t.Cleanup(func() {
-		c.Close()
-		inW.Close()
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("ollm mcp serve exited %d: %s", code, stderr.String())
-		}
-	})
-	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
-	defer ccancel()
-	if err := c.Start(cctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := c.Initialize(cctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c, cctx := serveStdio(t, e, mcp.LATEST_PROTOCOL_VERSION)
 	tl, err := c.ListTools(cctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -124,39 +93,8 @@ skills: [{name: "changelog", description: "Write a changelog entry", prompt: "Wr
 // an allowed write is written, a denied one is not.
 func TestMCPServeStdioElicitation(t *testing.T) {
 	e := newSessionEnv(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	stderr := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: e.f.Getenv, Environ: e.f.Environ,
-		Getwd: e.f.Getwd, Now: e.f.Now, Context: ctx}
-	done := make(chan ExitCode, 1)
-	go func() {
-		done <- Run(f, []string{"mcp", "serve"})
-		outW.Close()
-		inR.Close()
-	}()
 	answers := &elicitAnswers{}
-	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), client.WithElicitationHandler(answers))
-	t.Cleanup(func() {
-		c.Close()
-		inW.Close()
-		cancel()
-		if code := <-done; code != ExitOK {
-			t.Errorf("ollm mcp serve exited %d: %s", code, stderr.String())
-		}
-	})
-	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
-	defer ccancel()
-	if err := c.Start(cctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-06-18"
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := c.Initialize(cctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c, cctx := serveStdio(t, e, "2025-06-18", client.WithElicitationHandler(answers))
 	for _, p := range []string{"a.txt", "b.txt"} {
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = "write_file", map[string]any{"path": p, "content": p}
@@ -177,4 +115,44 @@ func TestMCPServeStdioElicitation(t *testing.T) {
 	if len(answers.questions) != 2 {
 		t.Errorf("questions: %q", answers.questions)
 	}
+}
+
+// serveStdio runs `ollm mcp serve` in e over pipes and returns an mcp-go
+// client initialized at protocol, with a context for its calls; the
+// server must exit cleanly when the test ends.
+func serveStdio(t *testing.T, e *sessionEnv, protocol string, opts ...client.ClientOption) (*client.Client, context.Context) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	stderr := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Factory{IO: &IOStreams{In: inR, Out: outW, ErrOut: stderr}, Getenv: e.f.Getenv, Environ: e.f.Environ,
+		Getwd: e.f.Getwd, Now: e.f.Now, Context: ctx}
+	done := make(chan ExitCode, 1)
+	go func() {
+		done <- Run(f, []string{"mcp", "serve"})
+		outW.Close()
+		inR.Close() // a client still writing fails instead of waiting
+	}()
+	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), opts...)
+	t.Cleanup(func() {
+		c.Close()
+		inW.Close()
+		cancel()
+		if code := <-done; code != ExitOK {
+			t.Errorf("ollm mcp serve exited %d: %s", code, stderr.String())
+		}
+	})
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(ccancel)
+	if err := c.Start(cctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = protocol
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(cctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c, cctx
 }

@@ -15,16 +15,7 @@ import (
 // everythingScript finds server-everything, installed by `make deps`.
 func everythingScript(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("OLLM_NPM_DIR")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
-				dir = filepath.Join(d, ".deps", "npm")
-				break
-			}
-		}
-	}
+	dir := npmDir()
 	p := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("server-everything is not installed (%v); run make deps", err)

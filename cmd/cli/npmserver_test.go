@@ -21,16 +21,7 @@ func linkNPMServerCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: link-npm-server NAME PATH")
 	}
-	dir := os.Getenv("OLLM_NPM_DIR")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
-				dir = filepath.Join(d, ".deps", "npm")
-				break
-			}
-		}
-	}
+	dir := npmDir()
 	p := filepath.Join(dir, "node_modules", "@modelcontextprotocol", args[0], "dist", "index.js")
 	if _, err := os.Stat(p); err != nil {
 		ts.Fatalf("%s is not installed (%v); run make deps", args[0], err)
@@ -38,4 +29,19 @@ func linkNPMServerCmd(ts *testscript.TestScript, neg bool, args []string) {
 	dst := ts.MkAbs(args[1])
 	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
 	ts.Check(os.Symlink(p, dst))
+}
+
+// npmDir is where `make deps` installed the npm packages the tests drive:
+// OLLM_NPM_DIR, or the nearest .deps/npm above the test's directory.
+func npmDir() string {
+	if dir := os.Getenv("OLLM_NPM_DIR"); dir != "" {
+		return dir
+	}
+	wd, _ := os.Getwd()
+	for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".deps", "npm", "node_modules")); err == nil {
+			return filepath.Join(d, ".deps", "npm")
+		}
+	}
+	return ""
 }
