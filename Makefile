@@ -3,7 +3,7 @@ GO        ?= go
 NPM_DIR   := .deps/npm
 NPM_PKGS  := @modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem @agentclientprotocol/sdk @modelcontextprotocol/inspector@^2.12.0
 
-.PHONY: all build test fmt-check vet unit deps sys-deps bench install clean bench-report bench-deps
+.PHONY: all build test fmt-check vet cross unit deps sys-deps bench install clean bench-report bench-deps
 
 all: build
 
@@ -38,10 +38,17 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# cross builds for the other systems ollm supports, which no test machine
+# here runs: waitExit and the sandbox have per-OS files, and a Linux-only
+# call in shared code breaks them silently otherwise.
+cross:
+	GOOS=darwin $(GO) build ./...
+	GOOS=freebsd $(GO) build ./...
+
 unit: deps
 	OLLM_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -race -count=1 ./...
 
-test: fmt-check vet unit
+test: fmt-check vet cross unit
 
 # bench runs every Go benchmark once; figures go into README.md and
 # docs/notes/<area>.md with the machine they ran on.
