@@ -66,9 +66,6 @@ type Config struct {
 	// OnAlwaysAllow receives the allow rules an "always" answer added for
 	// this session, so the caller can save them (profiles.AddPolicyRules).
 	OnAlwaysAllow func([]schema.PolicyRule)
-	// ToolContext adds to the results of the model's tool calls (the
-	// context files of subdirectories); nil: nothing.
-	ToolContext ToolContext
 }
 
 // BlockedError is an operation a hook or the policy stopped at the top level.
@@ -238,7 +235,6 @@ func (s *Session) Reset() error {
 	s.msgs, s.used, s.pendingSys = msgs, 0, nil
 	cu := ContextUse{Window: s.window}
 	s.mu.Unlock()
-	s.forgetToolContext()
 	if s.cfg.Transcript != nil {
 		if err := s.cfg.Transcript.Replace(msgs); err != nil {
 			return fmt.Errorf("recording the reset in %s: %w", s.cfg.Transcript.Path(), err)
