@@ -57,6 +57,7 @@ func (s *Session) Compact(ctx context.Context) error {
 	s.msgs, s.used = next, used
 	cu := ContextUse{Used: used, Window: s.window}
 	s.mu.Unlock()
+	s.forgetToolContext()
 	if s.cfg.Transcript != nil {
 		if err := s.cfg.Transcript.Replace(next); err != nil {
 			return err

@@ -74,6 +74,7 @@ func (s *Session) runCalls(ctx context.Context, n int, calls []llm.ToolCall, rep
 	results := make([]llm.Message, len(ps))
 	for i, p := range ps {
 		if !p.refused {
+			s.toolContext(p)
 			s.afterTool(ctx, n, p)
 		}
 		content := p.res.ForModel

@@ -854,12 +854,14 @@ func (h runtimeHooks) Registry() *hooks.Registry { return h.rt.hreg }
 func (rt *Runtime) AgentConfig() agent.Config {
 	model, p := rt.Model()
 	g := rt.Resolved()
+	system, sub := rt.systemPrompt()
 	return agent.Config{
 		Provider: p, Model: model.Name, Tools: rt.AgentTools(),
 		Hooks: runtimeHooks{rt}, Policy: rt.Policy(), Bus: rt.Bus, SessionID: rt.SessionID, Cwd: rt.Workspace.Root,
 		MaxTurns: g.Profile.Agent.MaxTurns, ContextWindow: model.ContextWindow,
 		OnAlwaysAllow: rt.saveAlwaysAllow,
-		System:        rt.systemPrompt(),
+		System:        system,
+		ToolContext:   sub,
 	}
 }
 

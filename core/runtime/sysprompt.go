@@ -1,11 +1,11 @@
 package runtime
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ollm/ollm/core/ext"
@@ -35,6 +35,10 @@ type promptParts struct {
 	ContextFiles []string // names looked for; nil: DefaultContextFiles
 	Exts         []ext.Info
 	Skills       []skills.Entry // the catalog offered to the model
+	// Seen receives the texts of the context files read, so the files
+	// found later below the workspace (subContext) are not given twice;
+	// nil: not kept.
+	Seen contentSet
 }
 
 // systemPrompt is the first message of a session: the base instructions;
@@ -53,13 +57,15 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 	if len(names) == 0 {
 		names = DefaultContextFiles
 	}
-	var seen [][]byte
+	seen := p.Seen
+	if seen == nil {
+		seen = contentSet{}
+	}
 	for _, path := range p.UserFiles {
 		text, ok := readContext(path)
-		if !ok || containsBytes(seen, []byte(text)) {
+		if !ok || !seen.add(text) {
 			continue
 		}
-		seen = append(seen, []byte(text))
 		text, notes = expandImports(filepath.Dir(path), path, text, notes)
 		fmt.Fprintf(&b, "\n\n## Your instructions (%s)\n\n%s", path, text)
 	}
@@ -67,11 +73,14 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 	for _, dir := range dirs {
 		for _, name := range names {
 			path := filepath.Join(dir, name)
-			text, ok := readContext(path)
-			if !ok || containsBytes(seen, []byte(text)) {
+			if note := linkedOut(dirs[0], path); note != "" {
+				notes = append(notes, note)
 				continue
 			}
-			seen = append(seen, []byte(text))
+			text, ok := readContext(path)
+			if !ok || !seen.add(text) {
+				continue
+			}
 			// @file imports stay inside the project: the repository's
 			// top, or the workspace outside a repository.
 			text, notes = expandImports(dirs[0], path, text, notes)
@@ -132,8 +141,9 @@ func contextDirs(root string) []string {
 // userContextFiles are the user-level files Gemini CLI and Claude Code
 // read before the project's: ~/.gemini/GEMINI.md when GEMINI.md is a
 // context file name, ~/.claude/CLAUDE.md (or $CLAUDE_CONFIG_DIR's) when
-// CLAUDE.md is; getenv and home stand in for the environment.
-func userContextFiles(names []string, home string, getenv func(string) string) []string {
+// CLAUDE.md is, and ~/.gemini/<name> for each name Gemini CLI's own
+// settings add (gemini); getenv and home stand in for the environment.
+func userContextFiles(names, gemini []string, home string, getenv func(string) string) []string {
 	if len(names) == 0 {
 		names = DefaultContextFiles
 	}
@@ -148,7 +158,40 @@ func userContextFiles(names []string, home string, getenv func(string) string) [
 			out = append(out, filepath.Join(home, ".claude", "CLAUDE.md"))
 		}
 	}
+	for _, n := range gemini {
+		if p := filepath.Join(home, ".gemini", n); home != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
 	return out
+}
+
+// geminiContextNames are the context file names Gemini CLI's settings
+// add to names (agent.contextFiles, or the defaults): context.fileName in
+// ~/.gemini/settings.json, then in the workspace's .gemini/settings.json
+// once the workspace is approved (Markdown names only there). The
+// problems name the file and the name left out.
+func geminiContextNames(names []string, home, root string, approved bool) (extra, problems []string) {
+	if len(names) == 0 {
+		names = DefaultContextFiles
+	}
+	var files []string
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gemini", "settings.json"))
+	}
+	if approved && root != "" {
+		files = append(files, filepath.Join(root, ".gemini", "settings.json"))
+	}
+	for i, f := range files {
+		got, probs := skills.GeminiContextNames(f, i > 0 || home == "")
+		problems = append(problems, probs...)
+		for _, n := range got {
+			if !slices.Contains(names, n) && !slices.Contains(extra, n) {
+				extra = append(extra, n)
+			}
+		}
+	}
+	return extra, problems
 }
 
 // expandImports expands the @file imports of the context file at path,
@@ -159,13 +202,24 @@ func expandImports(boundary, path, text string, notes []string) (string, []strin
 	return text, append(notes, im.Notes...)
 }
 
-func containsBytes(list [][]byte, b []byte) bool {
-	for _, x := range list {
-		if bytes.Equal(x, b) {
-			return true
-		}
+// linkedOut says why the project context file at path is refused: it is
+// a symbolic link out of the project (top), so a cloned repository cannot
+// make ollm send a file of the user's (~/.ssh, ~/.aws) to the model. ""
+// when it is inside, or not there.
+func linkedOut(top, path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return ""
 	}
-	return false
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	realTop, err := filepath.EvalSymlinks(top)
+	if err != nil || inside(realTop, real) {
+		return ""
+	}
+	return fmt.Sprintf("context file %s refused: it is a symbolic link to %s, outside the project %s; copy the file into the project, or put your own instructions in ~/.gemini/GEMINI.md or ~/.claude/CLAUDE.md", path, real, top)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -188,20 +242,39 @@ func readContext(path string) (string, bool) {
 }
 
 // systemPrompt builds the session's system prompt from the current
-// profile, extensions and skills; problems are passed to OnNotice.
-func (rt *Runtime) systemPrompt() string {
+// profile, extensions and skills, and the loader of the context files
+// below the workspace that the session's tool calls bring (the same
+// names; what the prompt holds is not given again). Problems are passed
+// to OnNotice.
+func (rt *Runtime) systemPrompt() (string, *subContext) {
 	g := rt.Resolved()
-	p := promptParts{Root: rt.Workspace.Root, Exts: rt.Ext.List(), Skills: rt.Skills.Catalog()}
+	p := promptParts{Root: rt.Workspace.Root, Exts: rt.Ext.List(), Skills: rt.Skills.Catalog(), Seen: contentSet{}}
 	if g != nil {
 		p.ContextFiles = g.Profile.Agent.ContextFiles
 	}
 	home, _ := os.UserHomeDir()
-	p.UserFiles = userContextFiles(p.ContextFiles, home, os.Getenv)
-	text, notes := systemPrompt(p)
-	for _, n := range notes {
-		if rt.opts.OnNotice != nil {
-			rt.opts.OnNotice(n)
-		}
+	gemini, notes := geminiContextNames(p.ContextFiles, home, rt.Workspace.Root, rt.wsTrusted.Load())
+	p.UserFiles = userContextFiles(p.ContextFiles, gemini, home, os.Getenv)
+	if len(gemini) > 0 {
+		p.ContextFiles = append(slices.Clone(orDefault(p.ContextFiles)), gemini...)
 	}
-	return text
+	text, more := systemPrompt(p)
+	for _, n := range append(notes, more...) {
+		rt.notice(n)
+	}
+	return text, newSubContext(rt.Workspace.Root, p.ContextFiles, p.Seen, rt.notice)
+}
+
+// orDefault is names, or the defaults when none are configured.
+func orDefault(names []string) []string {
+	if len(names) == 0 {
+		return DefaultContextFiles
+	}
+	return names
+}
+
+func (rt *Runtime) notice(s string) {
+	if rt.opts.OnNotice != nil {
+		rt.opts.OnNotice(s)
+	}
 }

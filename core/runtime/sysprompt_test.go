@@ -81,7 +81,7 @@ func TestSystemPromptUserFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
 	os.WriteFile(filepath.Join(ws, "GEMINI.md"), []byte("project rules"), 0o644)
 	env := func(string) string { return "" }
-	got, notes := systemPrompt(promptParts{Root: ws, UserFiles: userContextFiles(nil, home, env)})
+	got, notes := systemPrompt(promptParts{Root: ws, UserFiles: userContextFiles(nil, nil, home, env)})
 	i, j, k := strings.Index(got, "user gemini rules"), strings.Index(got, "user claude rules"), strings.Index(got, "project rules")
 	if i < 0 || j < i || k < j || !strings.Contains(got, "user style") {
 		t.Fatalf("want the user's files, then the project's:\n%s", got)
@@ -89,7 +89,7 @@ func TestSystemPromptUserFiles(t *testing.T) {
 	if strings.Contains(got, "PRIVATE KEY") || len(notes) != 1 || !strings.Contains(notes[0], "GEMINI.md:3: import @../.ssh/id_rsa refused") {
 		t.Errorf("notes %q", notes)
 	}
-	if f := userContextFiles([]string{"AGENTS.md"}, home, env); len(f) != 0 {
+	if f := userContextFiles([]string{"AGENTS.md"}, nil, home, env); len(f) != 0 {
 		t.Errorf("AGENTS.md alone reads %v", f)
 	}
 	cfg := func(k string) string {
@@ -98,7 +98,7 @@ func TestSystemPromptUserFiles(t *testing.T) {
 		}
 		return ""
 	}
-	if f := userContextFiles([]string{"CLAUDE.md"}, home, cfg); len(f) != 1 || f[0] != "/etc/claude/CLAUDE.md" {
+	if f := userContextFiles([]string{"CLAUDE.md"}, nil, home, cfg); len(f) != 1 || f[0] != "/etc/claude/CLAUDE.md" {
 		t.Errorf("CLAUDE_CONFIG_DIR: %v", f)
 	}
 }
