@@ -51,11 +51,15 @@ type claudePluginJSON struct {
 	MCPServers  json.RawMessage `json:"mcpServers"`
 	OutputStyle json.RawMessage `json:"outputStyles"`
 	LSPServers  json.RawMessage `json:"lspServers"`
+	// Marketplace: the plugin.json was made by ollm from a marketplace
+	// entry (BuildMarketplacePlugin).
+	Marketplace *MarketplaceMeta `json:"x-ollm-marketplace"`
 }
 
 // pluginImport collects a plugin's conversion.
 type pluginImport struct {
 	dir   string
+	entry *MarketplaceMeta // the marketplace entry that defined it, if any
 	m     schema.Manifest
 	rep   *schema.ImportReport
 	diags []Diagnostic
@@ -101,6 +105,10 @@ func claudePlugin(dir, file string, data []byte) (schema.Manifest, *schema.Impor
 	if p.m.Description == "" {
 		p.m.Description = "Claude Code plugin " + pj.Name
 	}
+	if pj.Marketplace != nil {
+		p.entry = pj.Marketplace
+		p.fromEntry()
+	}
 	p.hooks(doc, pj.Hooks)
 	p.commands(doc, pj.Commands)
 	p.skills(doc, pj.Skills)
@@ -123,20 +131,20 @@ func (p *pluginImport) paths(doc jsonDoc, field string, raw json.RawMessage) []s
 	if len(raw) == 0 {
 		return nil
 	}
-	var one string
-	var many []string
-	if json.Unmarshal(raw, &one) == nil {
-		many = []string{one}
-	} else if json.Unmarshal(raw, &many) != nil {
-		p.skipped(field, doc.pos(field), "not a path or a list of paths")
-		return nil
-	}
 	var out []string
-	for i, s := range many {
+	for _, el := range elements(raw) {
 		pos := doc.pos(field)
-		if len(many) > 1 {
-			pos = doc.pos(field, i)
+		if el.index >= 0 {
+			pos = doc.pos(field, el.index)
 		}
+		if el.obj != nil && (field == "hooks" || field == "mcpServers") {
+			continue // an inline object: the caller reads it
+		}
+		if el.path == "" {
+			p.skipped(field, pos, "not a path or a list of paths")
+			continue
+		}
+		s := el.path
 		c := filepath.Clean(s)
 		if filepath.IsAbs(s) || c == ".." || strings.HasPrefix(c, "../") {
 			p.skipped(field+" "+s, pos, "the path leaves the plugin's directory")
@@ -160,13 +168,19 @@ func (p *pluginImport) hooks(doc jsonDoc, raw json.RawMessage) {
 	if def := filepath.Join(p.dir, "hooks", "hooks.json"); isFile(def) {
 		files = append(files, def)
 	}
-	if len(raw) > 0 && strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
-		srcs = append(srcs, source{doc, []any{"hooks"}, raw})
-	} else {
-		for _, f := range p.paths(doc, "hooks", raw) {
-			if len(files) == 0 || files[0] != f {
-				files = append(files, f)
-			}
+	for _, el := range elements(raw) {
+		if el.obj == nil {
+			continue
+		}
+		base := []any{"hooks"}
+		if el.index >= 0 {
+			base = append(base, el.index)
+		}
+		srcs = append(srcs, source{doc, base, el.obj})
+	}
+	for _, f := range p.paths(doc, "hooks", raw) {
+		if len(files) == 0 || files[0] != f {
+			files = append(files, f)
 		}
 	}
 	for _, f := range files {
@@ -235,6 +249,9 @@ var positional = regexp.MustCompile(`\$[1-9]`)
 // each becomes a skill named after the file.
 func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
 	roots := []string{filepath.Join(p.dir, "commands")}
+	if p.entry != nil && p.entry.FromEntry["commands"] != "" {
+		roots = nil // a marketplace entry's commands replace the folder, as in Claude Code
+	}
 	roots = append(roots, p.paths(doc, "commands", raw)...)
 	var files []string
 	seenFile := map[string]bool{}
@@ -373,9 +390,14 @@ func (p *pluginImport) skills(doc jsonDoc, raw json.RawMessage) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		f := filepath.Join(dir, e.Name(), "SKILL.md")
-		if isFile(f) {
-			p.imported("skill "+e.Name(), "skill (skills/ folder)", p.rel(f))
+		if !isFile(f) {
+			continue
 		}
+		as := "skill (skills/ folder)"
+		if from := p.entrySkill(e.Name()); from != "" {
+			as = "skill (" + from + ", named by the skills field)"
+		}
+		p.imported("skill "+e.Name(), as, p.rel(f))
 	}
 	for _, d := range p.paths(doc, "skills", raw) {
 		if d != dir {
@@ -398,13 +420,18 @@ func (p *pluginImport) servers(doc jsonDoc, raw json.RawMessage) {
 			srcs = append(srcs, source{f, ".mcp.json", data})
 		}
 	}
-	if len(raw) > 0 && strings.HasPrefix(strings.TrimSpace(string(raw)), "{") {
-		srcs = append(srcs, source{doc.file, p.relPos(doc.pos("mcpServers")), raw})
-	} else {
-		for _, f := range p.paths(doc, "mcpServers", raw) {
-			if data, err := os.ReadFile(f); err == nil && f != filepath.Join(p.dir, ".mcp.json") {
-				srcs = append(srcs, source{f, p.rel(f), data})
+	for _, el := range elements(raw) {
+		if el.obj != nil {
+			pos := doc.pos("mcpServers")
+			if el.index >= 0 {
+				pos = doc.pos("mcpServers", el.index)
 			}
+			srcs = append(srcs, source{doc.file, p.relPos(pos), el.obj})
+		}
+	}
+	for _, f := range p.paths(doc, "mcpServers", raw) {
+		if data, err := os.ReadFile(f); err == nil && f != filepath.Join(p.dir, ".mcp.json") {
+			srcs = append(srcs, source{f, p.rel(f), data})
 		}
 	}
 	for _, s := range srcs {
@@ -523,6 +550,9 @@ type MarketplacePlugin struct {
 	Git    string // "" for a folder of the marketplace
 	Ref    string
 	Source string // the source as written, for display
+	// Entry: the entry defines the plugin (strict: false or component
+	// fields), so it is added as {git: <marketplace>, plugin: Name}.
+	Entry bool
 	// Unsupported says why ollm cannot add it ("" when it can).
 	Unsupported string
 }
@@ -534,6 +564,8 @@ func (e *MarketplaceError) Error() string {
 		switch {
 		case p.Unsupported != "":
 			fmt.Fprintf(&b, "\n  %s: cannot be added: %s", p.Name, p.Unsupported)
+		case p.Entry:
+			fmt.Fprintf(&b, "\n  %s: --plugin %s (defined by its entry in marketplace.json)", p.Name, p.Name)
 		case p.Git == "":
 			fmt.Fprintf(&b, "\n  %s: --subdir %s", p.Name, p.Subdir)
 		default:
@@ -571,25 +603,37 @@ func marketplace(dir string) *MarketplaceError {
 		Metadata struct {
 			PluginRoot string `json:"pluginRoot"`
 		} `json:"metadata"`
-		Plugins []struct {
-			Name   string          `json:"name"`
-			Source json.RawMessage `json:"source"`
-			Strict *bool           `json:"strict"`
-		} `json:"plugins"`
+		Plugins []map[string]json.RawMessage `json:"plugins"`
 	}
 	if json.Unmarshal(data, &mk) != nil {
 		return nil
 	}
 	e := &MarketplaceError{File: file}
 	for _, pl := range mk.Plugins {
-		mp := marketplaceSource(pl.Name, pl.Source, mk.Metadata.PluginRoot)
-		if pl.Strict != nil && !*pl.Strict && mp.Git == "" && mp.Unsupported == "" &&
-			!isFile(filepath.Join(dir, filepath.FromSlash(mp.Subdir), ClaudePluginFile)) {
-			mp.Unsupported = "it is defined in marketplace.json alone (strict: false, no plugin.json in its folder); ollm reads a plugin's own plugin.json"
+		var name string
+		_ = json.Unmarshal(pl["name"], &name)
+		mp := marketplaceSource(name, pl["source"], mk.Metadata.PluginRoot)
+		mp.Entry = entryDefines(pl)
+		if mp.Entry && mp.Git != "" && mp.Unsupported == "" {
+			mp.Unsupported = "its entry defines the plugin (strict: false or component fields) but the plugin's files are in another repository (" + mp.Git + "); ollm locks one repository per extension"
 		}
 		e.Plugins = append(e.Plugins, mp)
 	}
 	return e
+}
+
+// entryDefines: the entry is strict: false or names components.
+func entryDefines(fields map[string]json.RawMessage) bool {
+	var strict bool
+	if json.Unmarshal(fields["strict"], &strict) == nil && !strict {
+		return true
+	}
+	for _, f := range pluginComponents {
+		if raw, ok := fields[f]; ok && string(raw) != "null" {
+			return true
+		}
+	}
+	return false
 }
 
 // marketplaceSource reads a marketplace entry's source, as Claude Code's
@@ -634,7 +678,7 @@ func marketplaceSource(name string, raw json.RawMessage, root string) Marketplac
 	case "git-subdir":
 		mp.Git, mp.Subdir = src.URL, strings.Trim(filepath.ToSlash(filepath.Clean(src.Path)), "/")
 	default:
-		mp.Unsupported = fmt.Sprintf("source %q is not a git repository (ollm adds git sources: github, url, git-subdir)", src.Source)
+		mp.Unsupported = fmt.Sprintf("source %q is not a git repository (ollm adds git sources: github, url, git-subdir, or a folder of the marketplace)", src.Source)
 		return mp
 	}
 	if (src.Source == "github" && src.Repo == "") || (src.Source != "github" && src.URL == "") {

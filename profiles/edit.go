@@ -99,6 +99,8 @@ func FindSource(filename string, data []byte, name string) (src schema.Source, p
 				src.Ref = v
 			case "subdir":
 				src.Subdir = v
+			case "plugin":
+				src.Plugin = v
 			}
 		}
 	}
@@ -135,6 +137,9 @@ func SourceString(src schema.Source) string {
 	if src.Subdir != "" {
 		s += "//" + src.Subdir
 	}
+	if src.Plugin != "" {
+		s += "#" + src.Plugin
+	}
 	if src.Ref != "" {
 		s += "@" + src.Ref
 	}
@@ -144,7 +149,7 @@ func SourceString(src schema.Source) string {
 // sourceText is {git: "...", ref: "..."} with the fields that are set.
 func sourceText(src schema.Source) string {
 	var parts []string
-	for _, kv := range [][2]string{{"git", src.Git}, {"path", src.Path}, {"ref", src.Ref}, {"subdir", src.Subdir}} {
+	for _, kv := range [][2]string{{"git", src.Git}, {"path", src.Path}, {"ref", src.Ref}, {"subdir", src.Subdir}, {"plugin", src.Plugin}} {
 		if kv[1] != "" {
 			q, _ := json.Marshal(kv[1])
 			parts = append(parts, kv[0]+": "+string(q))

@@ -517,7 +517,7 @@ func (r *Resolver) ManifestName(ctx context.Context, src schema.Source) (string,
 		return "", err
 	}
 	defer t.Discard()
-	if err := r.Git.Export(ctx, src.Git, commit, src.Subdir, t.Tree()); err != nil {
+	if err := r.export(ctx, KindExtension, src.Git, commit, schema.LockedSource{Subdir: src.Subdir, Plugin: src.Plugin}, t.Tree()); err != nil {
 		return "", err
 	}
 	name, err := ManifestName(t.Tree())

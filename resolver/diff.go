@@ -28,7 +28,7 @@ type Want struct {
 
 // request is the asked part of a lock entry.
 func (w Want) request() schema.LockedSource {
-	e := schema.LockedSource{Name: w.Name, Ref: w.Source.Ref, Subdir: w.Source.Subdir}
+	e := schema.LockedSource{Name: w.Name, Ref: w.Source.Ref, Subdir: w.Source.Subdir, Plugin: w.Source.Plugin}
 	if w.Source.Git != "" {
 		e.Type, e.Source = schema.SourceGit, w.Source.Git
 	} else {
@@ -39,7 +39,7 @@ func (w Want) request() schema.LockedSource {
 
 // sameRequest: the lock entry was resolved from the same request.
 func sameRequest(a, b schema.LockedSource) bool {
-	return a.Name == b.Name && a.Type == b.Type && a.Source == b.Source && a.Ref == b.Ref && a.Subdir == b.Subdir
+	return a.Name == b.Name && a.Type == b.Type && a.Source == b.Source && a.Ref == b.Ref && a.Subdir == b.Subdir && a.Plugin == b.Plugin
 }
 
 // ExtensionWants lists extensions.sources, sorted by name.
@@ -193,6 +193,8 @@ func describe(o, n schema.LockedSource) (string, string) {
 		return o.Source, n.Source
 	case o.Subdir != n.Subdir:
 		return "subdir " + o.Subdir, "subdir " + n.Subdir
+	case o.Plugin != n.Plugin:
+		return "plugin " + o.Plugin, "plugin " + n.Plugin
 	case o.Commit != n.Commit:
 		return short(o.Commit), short(n.Commit)
 	case o.Hash != n.Hash:
@@ -211,6 +213,8 @@ func describeRequest(o, n schema.LockedSource) (string, string) {
 		return o.Source, n.Source
 	case o.Subdir != n.Subdir:
 		return "subdir " + o.Subdir, "subdir " + n.Subdir
+	case o.Plugin != n.Plugin:
+		return "plugin " + o.Plugin, "plugin " + n.Plugin
 	default:
 		return "ref " + o.Ref, "ref " + n.Ref
 	}

@@ -209,7 +209,7 @@ func (r *Resolver) install(ctx context.Context, w Want, e schema.LockedSource, u
 	if err != nil {
 		return e, err
 	}
-	if err := r.Git.Export(ctx, url, e.Commit, e.Subdir, t.Tree()); err != nil {
+	if err := r.export(ctx, w.Kind, url, e.Commit, e, t.Tree()); err != nil {
 		t.Discard()
 		var re *RefError
 		if keep && errors.As(err, &re) && re.Ref == e.Commit {

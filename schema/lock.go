@@ -29,6 +29,7 @@ type LockedSource struct {
 	Source string `json:"source"`           // git URL or local path as written
 	Ref    string `json:"ref,omitempty"`    // as asked
 	Subdir string `json:"subdir,omitempty"` // as asked
+	Plugin string `json:"plugin,omitempty"` // as asked: a marketplace entry
 	Commit string `json:"commit,omitempty"` // resolved (git only)
 	Hash   string `json:"hash"`             // h1: over files and executable bits
 	// Permissions are the extension manifest's permissions as declared

@@ -168,6 +168,10 @@ type Source struct {
 	Ref    string `json:"ref,omitempty"`
 	Path   string `json:"path,omitempty"`
 	Subdir string `json:"subdir,omitempty"`
+	// Plugin names an entry of the Claude Code marketplace at Git (in
+	// Subdir): the extension is that entry's plugin, its manifest
+	// synthesized from the entry inside the hashed tree.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // Policy is the tool-call policy.
