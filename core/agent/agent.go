@@ -354,11 +354,14 @@ func (s *Session) run(ctx context.Context, prompt string, images [][]byte) (Repl
 			return map[string]any{"stop_hook_active": stopActive, "response": rep.Text, "tool_calls": rep.ToolCalls, "prompt": prompt,
 				"metrics": map[string]any{"duration": time.Since(began).Seconds(), "tokens": rep.Usage.PromptTokens + rep.Usage.CompletionTokens}}
 		})
+		retry, _ := out.Data["retry"].(string)
+		if err := s.maybeClear(out, blocked != nil || retry != ""); err != nil {
+			return rep, err
+		}
 		if blocked != nil {
 			return rep, blocked
 		}
 		s.addSystem(out, hooks.AfterAgent)
-		retry, _ := out.Data["retry"].(string)
 		if retry == "" {
 			break
 		}
@@ -407,38 +410,15 @@ func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, 
 	if err := s.maybeCompact(ctx); err != nil {
 		return nil, err
 	}
-	defs := s.toolDefs()
-	if s.has(hooks.BeforeToolSelection) {
-		names := make([]string, len(defs))
-		for i, d := range defs {
-			names[i] = d.Name
-		}
-		out, blocked := s.hook(ctx, hooks.BeforeToolSelection, func() map[string]any {
-			return map[string]any{"available_tools": names, "model": s.cfg.Model, "messages": wireMessages(s.Messages())}
-		})
-		if blocked != nil {
-			return nil, blocked
-		}
-		defs = filterTools(defs, out.Data["available_tools"])
-		s.addSystem(out, hooks.BeforeToolSelection)
-	}
-	msgs := s.Messages()
-	if s.has(hooks.BeforeModel) {
-		out, blocked := s.hook(ctx, hooks.BeforeModel, func() map[string]any {
-			return map[string]any{"messages": wireMessages(msgs), "model": s.cfg.Model}
-		})
-		if blocked != nil {
-			return nil, blocked
-		}
-		if s.addSystem(out, hooks.BeforeModel) {
-			msgs = s.Messages()
-		}
-		if rw, ok := rewrittenMessages(out.Data["messages"]); ok {
-			msgs = rw
-		}
+	req, blocked := s.prepare(ctx)
+	if blocked != nil {
+		return nil, blocked
 	}
 	s.publish(Event{Type: EvModelStart, Turn: n})
-	resp, err := s.cfg.Provider.Chat(ctx, llm.Request{Model: s.cfg.Model, Messages: msgs, Tools: defs, Options: s.cfg.Options},
+	if req.answered {
+		return s.answered(n, req, rep)
+	}
+	resp, err := s.cfg.Provider.Chat(ctx, llm.Request{Model: req.model, Messages: req.msgs, Tools: req.defs, Options: req.options},
 		func(e llm.Event) {
 			switch e.Kind {
 			case llm.EventContent:
@@ -473,26 +453,15 @@ func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, 
 	s.mu.Unlock()
 	s.publish(Event{Type: EvContext, Turn: n, Context: &cu, Usage: &resp.Usage})
 
-	display := resp.Message.Content
-	out, blocked := s.hook(ctx, hooks.AfterModel, func() map[string]any {
-		return map[string]any{"response": resp.Message.Content, "tokens": map[string]any{
-			"prompt": resp.Usage.PromptTokens, "completion": resp.Usage.CompletionTokens,
-			"total": resp.Usage.PromptTokens + resp.Usage.CompletionTokens,
-		}}
-	})
+	msg, display, out, blocked := s.afterModel(ctx, req, resp)
 	if blocked != nil {
 		return nil, blocked
 	}
-	if r, ok := out.Data["response"].(string); ok {
-		display = r
-	}
-	msg := resp.Message
-	msg.Role = llm.RoleAssistant
 	if err := s.append(msg); err != nil {
 		return nil, err
 	}
 	s.addSystemAfter(out, hooks.AfterModel, len(msg.ToolCalls) > 0)
-	rep.Text, rep.Original = display, msg.Content
+	rep.Text, rep.Original = display, resp.Message.Content
 	s.publish(Event{Type: EvAssistant, Turn: n, Text: display, Message: &msg, Usage: &resp.Usage})
 	return msg.ToolCalls, nil
 }

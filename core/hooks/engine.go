@@ -192,6 +192,7 @@ func (e *Engine) Emit(ctx context.Context, ev Event, data map[string]any) (Outco
 func (e *Engine) finish(out Outcome, f *Fold) Outcome {
 	out.Blocked, out.Reason, out.BlockedBy = f.Blocked, f.Reason, f.BlockedBy
 	out.SystemMessages, out.Data, out.Extra = f.Messages, f.Data, f.Extra
+	out.Notices = append(out.Notices, f.Notices...)
 	return out
 }
 

@@ -105,9 +105,9 @@ var Fields = map[Event][]string{
 	SessionEnd:          {"session_id", "messages", "reason", "session"},
 	BeforeAgent:         {"prompt", "context", "config", "session"},
 	AfterAgent:          {"response", "tool_calls", "prompt", "metrics", "stop_hook_active", "session"},
-	BeforeModel:         {"messages", "model", "session"},
-	AfterModel:          {"response", "tokens", "session"},
-	BeforeToolSelection: {"available_tools", "model", "messages", "session"},
+	BeforeModel:         {"messages", "model", "options", "session"},
+	AfterModel:          {"response", "tokens", "done_reason", "model", "messages", "options", "session"},
+	BeforeToolSelection: {"available_tools", "model", "messages", "options", "session"},
 	BeforeTool:          {"tool_name", "args", "tool_call_id", "session"},
 	AfterTool:           {"tool_name", "args", "result", "tool_call_id", "metrics", "session"}, // and error, interrupted when the call failed
 	OnError:             {"error", "operation", "session"},
@@ -142,6 +142,7 @@ func SampleData(e Event) map[string]any {
 func sampleData(e Event) map[string]any {
 	hello := []any{map[string]any{"role": "user", "content": "hello"}}
 	config := map[string]any{"model": "llama3.2", "temperature": nil}
+	options := map[string]any{"temperature": 0.7}
 	switch e {
 	case SessionStart:
 		return map[string]any{"source": "startup", "model": "llama3.2", "config": config}
@@ -153,11 +154,12 @@ func sampleData(e Event) map[string]any {
 		return map[string]any{"response": "There are three files.", "tool_calls": []any{}, "prompt": "list the files in this directory",
 			"metrics": map[string]any{"duration": 1.5, "tokens": 120}, "stop_hook_active": false}
 	case BeforeModel:
-		return map[string]any{"model": "llama3.2", "messages": hello}
+		return map[string]any{"model": "llama3.2", "messages": hello, "options": options}
 	case AfterModel:
-		return map[string]any{"response": "Hello!", "tokens": map[string]any{"prompt": 12, "completion": 3}}
+		return map[string]any{"response": "Hello!", "tokens": map[string]any{"prompt": 12, "completion": 3, "total": 15},
+			"done_reason": "stop", "model": "llama3.2", "messages": hello, "options": options}
 	case BeforeToolSelection:
-		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}, "model": "llama3.2", "messages": hello}
+		return map[string]any{"available_tools": []any{"read_file", "write_file", "shell"}, "model": "llama3.2", "messages": hello, "options": options}
 	case BeforeTool:
 		return map[string]any{"tool_name": "shell", "args": map[string]any{"command": "ls -la"}}
 	case AfterTool:

@@ -15,6 +15,8 @@ type Fold struct {
 	Blocked   bool
 	Reason    string
 	BlockedBy string
+	// Notices name what hooks answered that could not be applied.
+	Notices []string
 
 	// Gemini's tool selection: the tools offered when the first gemini
 	// hook answered (narrowed by later ollm hooks), the union of the
@@ -46,6 +48,9 @@ func (f *Fold) Apply(hook string, failClosed bool, v Verdict) (stop bool) {
 	}
 	if v.SystemMessage != "" {
 		f.Messages = append(f.Messages, v.SystemMessage)
+	}
+	if v.Notice != "" {
+		f.Notices = append(f.Notices, "hook "+hook+": "+v.Notice)
 	}
 	for k, val := range v.Data {
 		f.setData(k, val)

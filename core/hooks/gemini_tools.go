@@ -193,13 +193,8 @@ func geminiVerdict(ev Event, data map[string]any, v Verdict) Verdict {
 				v.Allowed = list
 			}
 		}
-	case BeforeModel:
-		if req, ok := v.Data["llm_request"].(map[string]any); ok {
-			delete(v.Data, "llm_request")
-			if msgs, ok := req["messages"].([]any); ok {
-				v.Data["messages"] = mergeGeminiMessages(data["messages"], msgs)
-			}
-		}
+	case BeforeModel, AfterModel:
+		v = geminiModelVerdict(ev, data, v)
 	}
 	return v
 }
@@ -258,20 +253,4 @@ func hookMessage(v any, role string) (string, string) {
 	}
 	content, _ := m["content"].(string)
 	return role, content
-}
-
-// geminiRequest is the llm_request of BeforeModel and BeforeToolSelection:
-// the model, the text messages, the tools offered under Gemini's names,
-// and on BeforeToolSelection the toolConfig a hook narrows.
-func geminiRequest(e Event, data map[string]any) map[string]any {
-	req := map[string]any{"model": data["model"], "messages": data["messages"], "tools": data["available_tools"]}
-	if data["messages"] != nil {
-		req["messages"] = geminiMessages(data["messages"])
-	}
-	if e == BeforeToolSelection {
-		names := geminiToolNames(data["available_tools"], true)
-		req["tools"] = names
-		req["toolConfig"] = map[string]any{"mode": "AUTO", "allowedFunctionNames": names}
-	}
-	return req
 }

@@ -156,7 +156,8 @@ func geminiInput(e Event, data map[string]any, s Session, now time.Time) map[str
 	case BeforeModel, BeforeToolSelection:
 		m["llm_request"] = geminiRequest(e, data)
 	case AfterModel:
-		m["llm_response"] = map[string]any{"text": data["response"]}
+		m["llm_request"] = geminiRequest(e, data)
+		m["llm_response"] = geminiResponse(data)
 	case AfterAgent:
 		m["stop_hook_active"] = data["stop_hook_active"] == true
 	}

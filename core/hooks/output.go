@@ -41,11 +41,13 @@ type Verdict struct {
 	// lists of several gemini hooks are a union, not filters in turn.
 	NoTools bool
 	Allowed []any
+	// Notice is said to the user: what of the answer ollm could not apply.
+	Notice string
 }
 
 // Interpret turns a hook's run into a Verdict. It is pure.
 func Interpret(dialect string, e Event, out RunOutput) Verdict {
-	return agentRetry(dialect, e, out, interpret(dialect, e, out))
+	return agentRetry(dialect, e, out, geminiSynthetic(dialect, e, out, interpret(dialect, e, out)))
 }
 
 func interpret(dialect string, e Event, out RunOutput) Verdict {
@@ -171,6 +173,12 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 	}
 	if req := sub.object("llm_request"); req != nil && e == BeforeModel {
 		v.setData("llm_request", req) // Gemini's request rewrite; geminiVerdict merges it
+	}
+	if resp, ok := hso["llm_response"]; ok && resp != nil && (e == BeforeModel || e == AfterModel) {
+		v.setData("llm_response", sub.object("llm_response")) // Gemini's synthetic or rewritten response
+	}
+	if e == AfterAgent && sub.boolean("clearContext", false) {
+		v.setData("clear_context", true) // Gemini CLI: with a deny or a stop, the history goes
 	}
 	if tc := sub.object("toolConfig"); tc != nil && e == BeforeToolSelection {
 		if names, ok := tc["allowedFunctionNames"].([]any); ok {

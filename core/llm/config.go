@@ -74,15 +74,32 @@ func parseEndpoint(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// mergeOptions lays over on top of base without changing either.
+// mergeOptions lays over on top of base without changing either. A nil
+// value in over removes the option (the server's default applies).
 func mergeOptions(base, over map[string]any) map[string]any {
 	if len(base) == 0 && len(over) == 0 {
 		return nil
 	}
 	out := make(map[string]any, len(base)+len(over))
 	maps.Copy(out, base)
-	maps.Copy(out, over)
+	for k, v := range over {
+		if v == nil {
+			delete(out, k)
+			continue
+		}
+		out[k] = v
+	}
 	return out
+}
+
+// ModelOptions are the model options a provider sends with every request
+// (the profile's model.options), a copy; nil for a provider that has none.
+// Hooks see them, laid under the request's, as the generation config.
+func ModelOptions(p Provider) map[string]any {
+	if o, ok := p.(interface{ ModelOptions() map[string]any }); ok {
+		return o.ModelOptions()
+	}
+	return nil
 }
 
 // parseKeepAlive reads "10m", "300" (seconds) or "-1" (for ever).

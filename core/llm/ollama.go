@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -53,6 +54,9 @@ func NewOllama(m schema.Model, cfg Config) (*Ollama, error) {
 
 // Endpoint is the base URL the provider talks to.
 func (o *Ollama) Endpoint() string { return o.endpoint }
+
+// ModelOptions returns a copy of the profile's model.options.
+func (o *Ollama) ModelOptions() map[string]any { return maps.Clone(o.model.Options) }
 
 // Chat streams one reply from /api/chat.
 func (o *Ollama) Chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {

@@ -208,6 +208,20 @@ func TestOllamaOptionsAndKeepAlive(t *testing.T) {
 	if m.Options["temperature"] != 0.2 {
 		t.Errorf("profile options changed: %v", m.Options)
 	}
+	if got := llm.ModelOptions(p); got["temperature"] != 0.2 || got["num_ctx"] != 8192 {
+		t.Errorf("ModelOptions = %v, want the profile's", got)
+	}
+
+	// A nil option (a hook that unset it) leaves the profile's out.
+	srv.Reply(llmtest.Text("c"))
+	if _, err := p.Chat(t.Context(), llm.Request{Messages: []llm.Message{user("x")}, Options: map[string]any{"temperature": nil}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if req := srv.LastRequest(); req.Options["num_ctx"] != 8192.0 {
+		t.Errorf("options sent = %v; want num_ctx kept", req.Options)
+	} else if _, ok := req.Options["temperature"]; ok {
+		t.Errorf("options sent = %v; want temperature removed", req.Options)
+	}
 
 	srv.Reply(llmtest.Text("b"))
 	if _, err := p.Chat(t.Context(), llm.Request{Messages: []llm.Message{user("x")}, KeepAlive: "-1"}, nil); err != nil {

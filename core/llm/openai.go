@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -62,6 +63,9 @@ func chatCompletionsURL(base string) string {
 
 // Endpoint is the base URL the provider talks to.
 func (p *OpenAI) Endpoint() string { return p.endpoint }
+
+// ModelOptions returns a copy of the profile's model.options.
+func (p *OpenAI) ModelOptions() map[string]any { return maps.Clone(p.model.Options) }
 
 // Chat streams one reply from /v1/chat/completions.
 func (p *OpenAI) Chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
