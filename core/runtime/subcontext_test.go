@@ -196,3 +196,36 @@ func TestGeminiContextNames(t *testing.T) {
 		t.Errorf("user files %q", got)
 	}
 }
+
+// BenchmarkSubContext: a call eight directories deep in a tree whose
+// levels each hold a .gitignore and a context file, looked at for the
+// first time (every directory, every name, the ignore files) and again.
+func BenchmarkSubContext(b *testing.B) {
+	ws := b.TempDir()
+	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+	d := ws
+	for i := range 8 {
+		d = filepath.Join(d, "d"+string(rune('a'+i)))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, ".gitignore"), []byte("*.log\nbuild/\n"), 0o644)
+		os.WriteFile(filepath.Join(d, "AGENTS.md"), []byte("rules of "+d), 0o644)
+	}
+	inv := &tool.Call{Locs: []string{filepath.Join(d, "x.go")}}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			sc := newSubContext(ws, nil, contentSet{}, nil)
+			if sc.Add("read_file", inv, tool.Result{}) == "" {
+				b.Fatal("nothing found")
+			}
+		}
+	})
+	b.Run("again", func(b *testing.B) {
+		sc := newSubContext(ws, nil, contentSet{}, nil)
+		sc.Add("read_file", inv, tool.Result{})
+		for b.Loop() {
+			if sc.Add("read_file", inv, tool.Result{}) != "" {
+				b.Fatal("given twice")
+			}
+		}
+	})
+}
