@@ -60,6 +60,10 @@ both, the piped text comes first and -p's prompt follows after a blank line
 (as Gemini CLI does). Piped input beyond 8 MiB is cut with a warning; an
 empty stdin leaves -p's prompt alone. With -p, a stdin that sends nothing
 (not even its end) within half a second is not waited for.
+A prompt that starts with /NAME, where NAME is a skill or command (/skills
+lists them) or a command an extension registered, runs it as a session
+would, with the rest as its arguments; any other prompt starting with /
+(a path) goes to the model as written.
 Without a terminal nobody can confirm a call the policy asks about, so it is
 denied with a message naming the rule that asked; the model sees the refusal.
 
@@ -75,7 +79,8 @@ policy blocked the prompt; 130 interrupted.`,
   ollm run --approval-mode auto_edit -p "fix the failing test"
   ollm run --resume -p "and now the docs"          # continue the latest session
   ollm run --skill review --var file=main.go
-  ollm run --skill writing-hookify-rules -p "block force pushes"`,
+  ollm run --skill writing-hookify-rules -p "block force pushes"
+  ollm run -p "/review main.go"                    # a skill or an extension's command`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 && opts.Resume == resumeLatest {
 				opts.Resume, args = args[0], nil // --resume ID
@@ -212,7 +217,10 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		if o.Skill != "" {
 			rep, err = s.RunSkill(ctx, rt.Skills, o.Skill, vars)
 		} else {
-			rep, err = s.Run(ctx, attachResources(ctx, o.IO, rt, prompt))
+			var handled bool
+			if rep, handled, err = runSlash(ctx, s, rt, prompt, vars, o.IO.ErrOut); !handled {
+				rep, err = s.Run(ctx, attachResources(ctx, o.IO, rt, prompt))
+			}
 		}
 	}
 	if werr := out.result(id, rep, err); werr != nil {
