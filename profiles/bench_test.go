@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,6 +135,29 @@ func BenchmarkResolveGatedCached(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Load(o); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkManifest validates and decodes one manifest of
+// BenchmarkResolve50 (3 hooks, 2 MCP servers, 3 settings): the part of a
+// resolve that grows with the number of extensions.
+func BenchmarkManifest(b *testing.B) {
+	e := benchEnv(b, 1)
+	file := filepath.Join(e.home.Extensions(), "ext000", "manifest.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := newCompiler()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, diags := c.manifest(file, data, "ollm"); len(diags) > 0 {
+			b.Fatal(diags)
 		}
 	}
 }

@@ -215,14 +215,9 @@ func outsideTemp(t *testing.T, dir string) string {
 	return out
 }
 
-// With an editor that offers terminals, the shell tool's command runs in
-// one, after the gate (the editor's permission prompt), and the tool call
-// shows the terminal. The command the editor starts is ollm entering its
-// own sandbox: the workspace is written, the home's .ssh and a directory
-// outside the workspace are not, the key is hidden, and the command sees
-// the shell tool's sanitised environment, not the editor's. A cancel
-// kills the terminal's process.
-func TestACPShellInTheEditorsTerminal(t *testing.T) {
+// termSession is an ACP session of ollm's in an editor that offers
+// terminals, over a sandbox test box whose home holds a private key.
+func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acpConn, sdk.SessionId) {
 	b := sandboxtest.New(t)
 	e := &sessionEnv{t: t, home: b.OllmHome, ws: b.WS, srv: llmtest.NewOllama(t), log: filepath.Join(b.Root, "hooks.log")}
 	env := map[string]string{"OLLM_HOME": b.OllmHome, "OLLAMA_HOST": e.srv.URL, "PATH": os.Getenv("PATH"), "HOME": b.Home,
@@ -246,6 +241,19 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e, b, c, conn, ns.SessionId
+}
+
+// With an editor that offers terminals, the shell tool's command runs in
+// one, after the gate (the editor's permission prompt), and the tool call
+// shows the terminal. The command the editor starts is ollm entering its
+// own sandbox: the workspace is written, the home's .ssh and a directory
+// outside the workspace are not, the key is hidden, and the command sees
+// the shell tool's sanitised environment, not the editor's. A cancel
+// kills the terminal's process.
+func TestACPShellInTheEditorsTerminal(t *testing.T) {
+	e, b, c, conn, sid := termSession(t)
+	ctx := context.Background()
 	outside := outsideTemp(t, b.Outside)
 	command := strings.Join([]string{
 		"echo in-ws > made.txt && cat made.txt",
@@ -257,7 +265,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": command}))
 	e.srv.Reply(llmtest.Text("Done."))
 	c.answers = []string{"allow_once"}
-	pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("try the sandbox")})
+	pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: text("try the sandbox")})
 	if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", pr, err)
 	}
@@ -299,13 +307,13 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	}
 
 	// Cancel: the terminal is killed, the process is gone.
-	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: ns.SessionId, ModeId: "yolo"}); err != nil {
+	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	e.srv.Reply(llmtest.ToolCallWithID("sh-2", "shell", map[string]any{"command": "echo pid $$; exec sleep 60"}))
 	done := make(chan sdk.PromptResponse, 1)
 	go func() {
-		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("wait a minute")})
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: text("wait a minute")})
 		if err != nil {
 			t.Error(err)
 		}
@@ -321,7 +329,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 		}
 		return false
 	})
-	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: ns.SessionId}); err != nil {
+	if err := conn.Cancel(ctx, sdk.CancelNotification{SessionId: sid}); err != nil {
 		t.Fatal(err)
 	}
 	if r := <-done; r.StopReason != sdk.StopReasonCancelled {
@@ -351,5 +359,48 @@ func TestACPTerminalExecWithoutPolicyRunsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran")
+	}
+}
+
+// In the editor's terminal as in ollm: a command that prints nothing for
+// the idle timeout is killed and the model hears why, and a write the
+// sandbox refuses is explained ("blocked by the sandbox: ...", naming the
+// path), not left as a bare exit code.
+func TestACPTerminalIdleTimeoutAndDenial(t *testing.T) {
+	e, b, c, conn, sid := termSession(t)
+	ctx := context.Background()
+	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(outsideTemp(t, b.Outside), "x")
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "echo started; exec sleep 60", "idleTimeout": 400}))
+	e.srv.Reply(llmtest.ToolCallWithID("sh-2", "shell", map[string]any{"command": "echo y > " + outside}))
+	e.srv.Reply(llmtest.Text("Done."))
+	pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sid, Prompt: text("try both")})
+	if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	var results []string
+	for _, m := range e.srv.LastRequest().Messages {
+		if m.Role == "tool" {
+			results = append(results, m.Content)
+		}
+	}
+	if len(results) != 2 {
+		t.Fatalf("tool results: %q", results)
+	}
+	if !strings.Contains(results[0], "no output for 400ms (idle timeout); the command was killed") || !strings.Contains(results[0], "started") {
+		t.Errorf("idle command, the model reads: %q", results[0])
+	}
+	if !strings.Contains(results[1], "blocked by the sandbox: ") || !strings.Contains(results[1], outside) || !strings.Contains(results[1], "exit code 1") {
+		t.Errorf("refused write, the model reads: %q", results[1])
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("%s was written", outside)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.created) != 2 || strings.Join(c.killed, ",") != "term-1" {
+		t.Fatalf("terminals created %d, killed %q", len(c.created), c.killed)
 	}
 }

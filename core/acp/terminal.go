@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/tools"
 )
 
 // Editor terminals. When the editor offers terminal/*, the shell tool's
@@ -53,9 +55,10 @@ type terminalInvocation struct {
 }
 
 type shellParams struct {
-	Command    string `json:"command"`
-	Timeout    int    `json:"timeout"`
-	Background bool   `json:"background"`
+	Command     string `json:"command"`
+	Timeout     int    `json:"timeout"`
+	IdleTimeout *int   `json:"idleTimeout"`
+	Background  bool   `json:"background"`
 }
 
 func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
@@ -100,15 +103,24 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 	if out != nil {
 		out(tool.Chunk{Message: terminalMarker + id})
 	}
+	shell := s.rt.Resolved().Profile.Tools.Shell
 	timeout := 120 * time.Second
-	if ms := s.rt.Resolved().Profile.Tools.Shell.Timeout; ms > 0 {
-		timeout = time.Duration(ms) * time.Millisecond
+	if shell.Timeout > 0 {
+		timeout = time.Duration(shell.Timeout) * time.Millisecond
 	}
 	if p.Timeout > 0 {
 		timeout = time.Duration(p.Timeout) * time.Millisecond
 	}
+	idle := time.Duration(shell.IdleTimeout) * time.Millisecond
+	if p.IdleTimeout != nil {
+		idle = time.Duration(*p.IdleTimeout) * time.Millisecond
+	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var idled atomic.Bool
+	if idle > 0 {
+		go s.watchIdle(wctx, id, idle, func() { idled.Store(true); cancel() })
+	}
 	started := time.Now()
 	exit, werr := s.a.conn.WaitForTerminalExit(wctx, sdk.WaitForTerminalExitRequest{SessionId: sid, TerminalId: id})
 	ended := wctx.Err()
@@ -131,6 +143,8 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 	}
 	var fail *tool.Error
 	switch {
+	case idled.Load() && ctx.Err() == nil:
+		fail = &tool.Error{Kind: tool.ErrTimeout, Message: fmt.Sprintf("no output for %s (idle timeout); the command was killed after %s", idle, time.Since(started).Round(time.Millisecond))}
 	case errors.Is(ended, context.DeadlineExceeded) && ctx.Err() == nil:
 		fail = &tool.Error{Kind: tool.ErrTimeout, Message: fmt.Sprintf("the command timed out after %s (timeout %s) and was killed", time.Since(started).Round(time.Millisecond), timeout)}
 	case ctx.Err() != nil:
@@ -144,19 +158,62 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 	case code != 0:
 		fail = &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("exit code %d", code)}
 	}
+	display := body
+	if fail != nil && fail.Kind == tool.ErrExec {
+		// As the shell tool in ollm says it: which path or the network
+		// the sandbox refused, and why.
+		if why := tools.ExplainDenial(body, &policy, s.rt.Workspace.Root); why != "" {
+			fail.Message = why + "; " + fail.Message
+			display = why + "\n" + display
+		}
+	}
 	// The runtime gives the shell tool the default limits.
 	short, _ := tool.Truncate(body, tool.DefaultLimits)
 	forModel := fmt.Sprintf("Exit code: %d\nOutput:\n%s", code, short)
 	if fail != nil {
 		forModel = fmt.Sprintf("Error (%s): %s\n%s", fail.Kind, fail.Message, forModel)
 	}
-	display := body
 	if w := createdFiles(missing, s.rt.Workspace.Root); w != "" {
 		forModel += "\n" + w
 		display += "\n" + w
 	}
 	return tool.Result{ForModel: forModel, Display: display, Error: fail,
 		Data: map[string]any{"exitCode": code, "sandbox": policy.String(), "terminal": id}}, nil
+}
+
+// watchIdle calls kill when the terminal's output has not changed for
+// idle (tools.shell.idleTimeout, or the call's idleTimeout), as the shell
+// tool's watchdog does in ollm. The editor has no output events, so it
+// asks for the output a few times per idle period; it stops when ctx ends
+// or the command exits.
+func (s *session) watchIdle(ctx context.Context, id string, idle time.Duration, kill func()) {
+	every := min(max(idle/4, 50*time.Millisecond), 500*time.Millisecond)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var last string
+	lastLen, seen := -1, time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		o, err := s.a.conn.TerminalOutput(ctx, sdk.TerminalOutputRequest{SessionId: sdk.SessionId(s.id), TerminalId: id})
+		if err != nil || o.ExitStatus != nil {
+			return
+		}
+		// The editor may drop the output's start once past its limit:
+		// compare the length and the end.
+		tail := o.Output[max(0, len(o.Output)-256):]
+		if len(o.Output) != lastLen || tail != last {
+			lastLen, last, seen = len(o.Output), tail, time.Now()
+			continue
+		}
+		if time.Since(seen) >= idle {
+			kill()
+			return
+		}
+	}
 }
 
 func lastLine(s string) string {
