@@ -1,7 +1,6 @@
 package profiles
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,22 +81,17 @@ func (c *compiler) manifest(file string, data []byte, format string) (schema.Man
 		def = "GeminiManifest"
 	}
 	v := c.def(def).Unify(c.ctx.BuildExpr(expr))
+	var diags []Diagnostic
 	if err := v.Validate(cue.Concrete(true)); err != nil {
-		return schema.Manifest{}, diagnostics(err, userPosIn(v))
+		diags = diagnostics(err, userPosIn(v))
 	}
-	// MarshalJSON + encoding/json is about three times faster than
-	// Value.Decode here (BenchmarkResolve50).
-	data, err = v.MarshalJSON()
-	var m schema.Manifest
-	if err == nil {
-		if format == "gemini" {
-			var g geminiManifest
-			err = json.Unmarshal(data, &g)
-			m = g.convert()
-		} else {
-			err = json.Unmarshal(data, &m)
-		}
+	if format != "gemini" {
+		diags = hookEventFields(expr, diags)
 	}
+	if len(diags) > 0 {
+		return schema.Manifest{}, diags
+	}
+	m, err := decodeManifest(v, expr, data, format)
 	if err != nil {
 		return m, []Diagnostic{{Pos: file, Message: "decode validated manifest: " + err.Error()}}
 	}

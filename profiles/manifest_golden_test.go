@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+var schemaLine = regexp.MustCompile(`(<schema>/[a-z]+\.cue):\d+:\d+`)
 
 // TestManifestGolden pins what compiler.manifest makes of every manifest
 // in testdata/manifests.txtar: the diagnostics the user reads (position,
@@ -44,7 +47,11 @@ func TestManifestGolden(t *testing.T) {
 			continue
 		}
 		for _, d := range diags {
-			fmt.Fprintf(&out, "pos=%s path=%s\n  %s\n", d.Pos, d.Path, d.String())
+			// A position in the schema is replaced by the manifest's file
+			// when shown (manifestProblems); its line is left out here so
+			// that edits of the schema do not break this test.
+			line := fmt.Sprintf("pos=%s path=%s\n  %s\n", d.Pos, d.Path, d.String())
+			out.WriteString(schemaLine.ReplaceAllString(line, "$1"))
 		}
 	}
 	const golden = "testdata/manifests.golden"
