@@ -136,6 +136,9 @@ type Session struct {
 	ended      bool
 	startTime  time.Time // for the session block of hook data
 	user       string
+	// told holds the notices of hooks that run on every model request,
+	// so each is said once per session.
+	told map[string]bool
 }
 
 // New builds a session. It talks to nothing until Start.
@@ -603,7 +606,9 @@ func (s *Session) hook(ctx context.Context, ev hooks.Event, data func() map[stri
 		return hooks.Outcome{Event: ev}, nil // only when ctx ended; the caller sees ctx
 	}
 	for _, n := range out.Notices {
-		s.publish(Event{Type: EvNotice, Hook: string(ev), Text: n})
+		if !s.toldBefore(ev, n) {
+			s.publish(Event{Type: EvNotice, Hook: string(ev), Text: n})
+		}
 	}
 	for _, r := range out.Results {
 		if r.Failure != "" {

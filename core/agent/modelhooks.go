@@ -134,3 +134,24 @@ func (s *Session) afterModel(ctx context.Context, req modelRequest, resp llm.Res
 	}
 	return msg, display, out, nil
 }
+
+// toldBefore reports whether notice n of an event that runs on every model
+// request (a hook's answer ollm cannot apply, a hook skipped) was said
+// already in this session, and remembers it.
+func (s *Session) toldBefore(ev hooks.Event, n string) bool {
+	switch ev {
+	case hooks.BeforeToolSelection, hooks.BeforeModel, hooks.AfterModel:
+	default:
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.told[n] {
+		return true
+	}
+	if s.told == nil {
+		s.told = map[string]bool{}
+	}
+	s.told[n] = true
+	return false
+}
