@@ -143,9 +143,12 @@ func (c *subContext) touched(name string, inv tool.Invocation, res tool.Result) 
 // dir writes the new context files of the directories from the root's
 // child down to dir.
 func (c *subContext) dir(b *strings.Builder, dir string) {
-	rel, err := filepath.Rel(c.root, filepath.Clean(dir))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return // the root (in the system prompt) or outside the workspace
+	dir = filepath.Clean(dir)
+	rel, ok := below(c.root, dir)
+	if !ok { // an absolute path through the root's real location
+		if rel, ok = below(c.realRoot, dir); !ok {
+			return // the root (in the system prompt) or outside the workspace
+		}
 	}
 	d := c.root
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
@@ -310,6 +313,15 @@ func readIgnore(path string, domain []string) []gitignore.Pattern {
 		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
 	return ps
+}
+
+// below is dir relative to root when it is strictly below root.
+func below(root, dir string) (string, bool) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // inside reports whether real is dir or below it (both with links

@@ -229,3 +229,19 @@ func BenchmarkSubContext(b *testing.B) {
 		}
 	})
 }
+
+// A workspace opened through a symbolic link (macOS's /tmp) finds a
+// subdirectory's files whether a path comes through the link or through
+// the real location.
+func TestSubContextLinkedRoot(t *testing.T) {
+	real, dir := t.TempDir(), t.TempDir()
+	link := filepath.Join(dir, "ws")
+	os.Symlink(real, link)
+	write(t, filepath.Join(real, "a", "AGENTS.md"), "a rules")
+	write(t, filepath.Join(real, "b", "AGENTS.md"), "b rules")
+	sc := newSubContext(link, nil, contentSet{}, nil)
+	got := call(sc, link, "read_file", "a/x.go") + call(sc, real, "read_file", "b/x.go")
+	if !strings.Contains(got, "Context from a/AGENTS.md") || !strings.Contains(got, "Context from b/AGENTS.md") {
+		t.Errorf("through the link and the real path:\n%s", got)
+	}
+}
