@@ -46,10 +46,13 @@ type promptParts struct {
 // the project's context files (each configured name, in the directories
 // from the repository's top, the nearest one holding .git, down to the
 // workspace root, as Gemini CLI and Claude Code read GEMINI.md and
-// CLAUDE.md; one copy of files with the same content; @file imports
-// expanded inside the project); the context file of every active extension (a Gemini CLI extension's contextFileName); and
-// the skills the model may load. Each file is capped, and a cut says so.
-// notes are problems the user should hear of (a missing context file).
+// CLAUDE.md; one copy of files with the same content; a file linked out
+// of the project refused; @file imports expanded inside the project);
+// the context file of every active extension (a Gemini CLI extension's
+// contextFileName); and the skills the model may load. Each file is
+// capped, and a cut says so. The files of subdirectories come later, with
+// the tool calls that work there (subContext). notes are problems the
+// user should hear of (a missing context file).
 func systemPrompt(p promptParts) (prompt string, notes []string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, basePrompt, p.Root)
