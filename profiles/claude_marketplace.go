@@ -549,3 +549,7 @@ func (p *pluginImport) entrySkill(name string) string {
 	}
 	return ""
 }
+
+// ReadMarketplace lists the plugins of the marketplace.json in dir (nil
+// when there is none, or it is not valid JSON).
+func ReadMarketplace(dir string) *MarketplaceError { return marketplace(dir) }

@@ -52,3 +52,24 @@ func (r *Resolver) exportPlugin(ctx context.Context, url, commit, subdir, name, 
 	}
 	return profiles.BuildMarketplacePlugin(dst, entry)
 }
+
+// Marketplace reads the Claude Code marketplace of the git source src
+// (only its .claude-plugin folder is exported, so a symlink elsewhere in
+// the repository does not stop the listing) and returns its plugins; nil
+// when src has no marketplace.json.
+func (r *Resolver) Marketplace(ctx context.Context, src schema.Source) (*profiles.MarketplaceError, error) {
+	commit, err := r.Git.Resolve(ctx, src.Git, src.Ref)
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.Store.NewTemp()
+	if err != nil {
+		return nil, err
+	}
+	defer t.Discard()
+	dotDir := path.Dir(profiles.ClaudeMarketplaceFile)
+	if err := r.Git.Export(ctx, src.Git, commit, path.Join(src.Subdir, dotDir), filepath.Join(t.Tree(), dotDir)); err != nil {
+		return nil, nil //nolint:nilerr // no .claude-plugin folder: not a marketplace
+	}
+	return profiles.ReadMarketplace(t.Tree()), nil
+}

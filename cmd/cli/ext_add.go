@@ -48,6 +48,11 @@ extension (gemini-extension.json) or a Claude Code plugin
 repository is added with --plugin and its name (the plugin's folder, or the
 repository its marketplace entry names: github, url, git-subdir), or with
 --subdir and its folder; adding the marketplace itself lists its plugins.
+An entry that defines its plugin (strict: false, or commands, hooks,
+mcpServers, skills... in the entry) is added as {git: ..., plugin: NAME}:
+ollm.lock pins the marketplace's commit and a hash that covers the entry,
+whose paths must stay inside the plugin's folder. npm and pip sources are
+not supported.
 ` + "`ollm ext info NAME`" + ` shows what of a plugin was imported and what was
 skipped, and why.
 
@@ -196,24 +201,31 @@ func extAddName(opts *ExtAddOptions, a *resolver.Applier, probe schema.Source) (
 }
 
 // marketplacePlugin turns the marketplace source into the source of its
-// plugin opts.Plugin: a folder of the marketplace's repository, or the
-// repository the plugin's entry names (then ollm.cue points at that
-// repository, and the lock pins it as any git source).
+// plugin opts.Plugin: a folder of the marketplace's repository, the
+// marketplace's entry itself when it defines the plugin (strict: false or
+// component fields: {git, plugin}), or the repository the plugin's entry
+// names (then ollm.cue points at that repository, and the lock pins it as
+// any git source).
 func marketplacePlugin(opts *ExtAddOptions, a *resolver.Applier, src, probe schema.Source) (schema.Source, schema.Source, error) {
 	if opts.Subdir != "" {
 		return src, probe, &FlagError{Err: fmt.Errorf("--plugin and --subdir do not go together; --plugin finds the plugin's folder in the marketplace")}
 	}
-	_, err := a.Resolver.ManifestName(opts.Deps.Context, probe)
-	var mk *profiles.MarketplaceError
-	if !errors.As(err, &mk) {
-		if err == nil {
-			err = errors.New("it is an extension, not a marketplace")
-		}
-		return src, probe, &ConfigError{Err: fmt.Errorf("ext add %s --plugin %s: %v\n  fix: drop --plugin to add the extension itself, or name a repository with %s", opts.Arg, opts.Plugin, err, profiles.ClaudeMarketplaceFile)}
+	mk, err := a.Resolver.Marketplace(opts.Deps.Context, probe)
+	if err != nil {
+		return src, probe, fmt.Errorf("ext add %s --plugin %s: %w\n  fix: check the URL and ref", opts.Arg, opts.Plugin, err)
+	}
+	if mk == nil {
+		return src, probe, &ConfigError{Err: fmt.Errorf("ext add %s --plugin %s: it has no %s, so it is not a Claude Code marketplace\n  fix: drop --plugin to add the extension itself, or name a repository with %s", opts.Arg, opts.Plugin, profiles.ClaudeMarketplaceFile, profiles.ClaudeMarketplaceFile)}
 	}
 	p, err := mk.Plugin(opts.Plugin)
 	if err != nil {
 		return src, probe, &ConfigError{Err: fmt.Errorf("ext add %s --plugin %s: %w\n  fix: name one of the plugins listed, or add the plugin's own repository", opts.Arg, opts.Plugin, err)}
+	}
+	if p.Entry {
+		// The entry defines the plugin: ollm.cue and the lock name the
+		// entry, and the manifest is made from it inside the hashed tree.
+		src.Plugin, probe.Plugin = p.Name, p.Name
+		return src, probe, nil
 	}
 	if p.Git == "" {
 		src.Subdir, probe.Subdir = p.Subdir, p.Subdir
