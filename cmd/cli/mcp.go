@@ -68,6 +68,9 @@ type MCPOptions struct {
 	// OnlyToo is a second candidate for Only: "a:b" may be the server
 	// "a:b" (an extension's) or the tool b of server a.
 	OnlyToo string
+	// UseToolCache: take the servers' tools from the tool cache when it
+	// is for the server that answers (mcp call): no tools/list first.
+	UseToolCache bool
 
 	// problems are the profile's problems with the servers' configuration
 	// (an invalid .mcp.json), reported by mcp list.
@@ -107,7 +110,8 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		return nil, err
 	}
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
-		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace, Snapshot: true}
+		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace, Snapshot: true,
+		ToolCache: mcpToolCache(home), UseToolCache: o.UseToolCache}
 	if o.Only != "" && !o.adHoc() {
 		opts.Only = []string{o.Only}
 		if o.OnlyToo != "" {
@@ -175,6 +179,12 @@ func mcpJSONProblems(r *schema.Resolved) []schema.Problem {
 // initialize handshake, so they are not probed with server/discover again.
 func mcpProtocolCache(home store.Home) string {
 	return filepath.Join(home.Cache(), "mcp-protocols.json")
+}
+
+// mcpToolCache is the directory that remembers each server's tools, so
+// `ollm mcp call` need not ask for them first (core/mcp/toolcache.go).
+func mcpToolCache(home store.Home) string {
+	return filepath.Join(home.Cache(), "mcp-tools")
 }
 
 // adHocSpec describes the server given on the command line.
@@ -412,6 +422,7 @@ user is printed on stdout, progress on stderr; a tool error exits 1. With
 				return err
 			}
 			o.Only = server
+			o.UseToolCache = true
 			return mcpCallRun(o, server, name, params)
 		},
 	}
@@ -457,13 +468,9 @@ func mcpCallRun(o *MCPOptions, server, name, params string) error {
 		return err
 	}
 	defer m.Close()
-	t, ok := m.Lookup(mcp.ToolKey{Server: server, Tool: name}.String())
-	if !ok {
-		return callLookupError(m, server, name)
-	}
-	inv, err := t.Build(json.RawMessage(params))
+	t, inv, err := mcpCallBuild(o.Context, m, server, name, params)
 	if err != nil {
-		return &FlagError{Err: err}
+		return err
 	}
 	progress := func(c tool.Chunk) { printProgress(o.IO, c) }
 	if o.JSON {
@@ -477,9 +484,47 @@ func mcpCallRun(o *MCPOptions, server, name, params string) error {
 		fmt.Fprintln(o.IO.Out, res.Display)
 	}
 	if res.Error != nil {
-		return errors.New(res.Error.Message)
+		return callFailure(o.Context, m, server, name, res.Error.Message)
 	}
 	return nil
+}
+
+// mcpCallBuild finds the tool and checks the arguments. The server's
+// tools may come from the tool cache: when the tool is missing from them
+// or they refuse the arguments, the server is asked for its list (Relist)
+// and the answer decides.
+func mcpCallBuild(ctx context.Context, m *mcp.Manager, server, name, params string) (tool.Tool, tool.Invocation, error) {
+	key := mcp.ToolKey{Server: server, Tool: name}.String()
+	t, ok := m.Lookup(key)
+	if !ok && m.Relist(ctx, server) {
+		t, ok = m.Lookup(key)
+	}
+	if !ok {
+		return nil, nil, callLookupError(m, server, name)
+	}
+	inv, err := t.Build(json.RawMessage(params))
+	if err != nil && m.Relist(ctx, server) {
+		if t, ok = m.Lookup(key); !ok {
+			return nil, nil, callLookupError(m, server, name)
+		}
+		inv, err = t.Build(json.RawMessage(params))
+	}
+	if err != nil {
+		return nil, nil, &FlagError{Err: err}
+	}
+	return t, inv, nil
+}
+
+// callFailure is a failed call's error. When the tool's definition came
+// from the tool cache the server is asked for its list, so the cache is
+// right next time and a tool the server no longer has is named as such.
+func callFailure(ctx context.Context, m *mcp.Manager, server, name, msg string) error {
+	if m.Relist(ctx, server) {
+		if _, ok := m.Lookup(mcp.ToolKey{Server: server, Tool: name}.String()); !ok {
+			return fmt.Errorf("%s\nMCP server %q has no tool %q (any more); `ollm mcp tools %s` lists them", msg, server, name, server)
+		}
+	}
+	return errors.New(msg)
 }
 
 // mcpCallJSON prints the result as the server sent it, every content
@@ -493,12 +538,13 @@ func mcpCallJSON(o *MCPOptions, m *mcp.Manager, t tool.Tool, inv tool.Invocation
 		return err
 	}
 	if raw == nil {
-		return errors.New(res.Error.Message)
+		return callFailure(o.Context, m, key.Server, key.Tool, res.Error.Message)
 	}
 	if err := writeJSON(o.IO.Out, raw); err != nil {
 		return err
 	}
 	if raw.IsError {
+		m.Relist(o.Context, key.Server) // the cache is right next time
 		return &SilentError{Code: ExitError}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,15 +55,37 @@ type conn struct {
 	pinned    string
 	wire      *wire
 	protocols *protocolCache
+
+	// toolKey names the server in the tool cache (toolcache.go); info is
+	// what the server called itself in initialize.
+	toolKey string
+	tools   *toolCache
+	info    mcp.Implementation
+	// fromCache: the connection's tools came from the tool cache, not
+	// from the server (Manager.Relist asks the server then).
+	fromCache atomic.Bool
+	// startedUp: the server has answered a request after the handshake
+	// (its tools/list or, with the tool cache, the first call). Some
+	// servers announce tools/list_changed while they start (server-
+	// everything registers tools once it knows the client's capabilities:
+	// three notifications right after initialized), and a list taken
+	// afterwards already holds those changes. listChanges counts the
+	// notifications; startupChanges is how many came before the first
+	// answer when the list was taken (kept in the cache entry). A
+	// notification after the first answer, or more than startupChanges
+	// before it, is a change: it drops the cache entry.
+	startedUp      atomic.Bool
+	listChanges    atomic.Int64
+	startupChanges atomic.Int64
 }
 
 // dial starts the transport; it does not initialize. A failure here
 // releases everything dial acquired.
-func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, protocols *protocolCache, onListChanged func()) (*conn, error) {
+func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, protocols *protocolCache, tools *toolCache, onListChanged func()) (*conn, error) {
 	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(opts))
 	key := protocolKey(spec, cfg)
 	c := &conn{
-		protoKey: key, pinned: protocols.legacy(key), protocols: protocols,
+		protoKey: key, pinned: protocols.legacy(key), protocols: protocols, tools: tools,
 		spec: spec, cfg: cfg, opts: opts, logs: logs, auth: auth,
 		log:      slog.New(slog.NewTextHandler(logs, nil)).With("server", spec.Name),
 		lost:     make(chan struct{}),
@@ -72,6 +95,9 @@ func dial(spec Spec, opts *Options, logs *serverLog, auth *authTransport, protoc
 	}
 	for _, w := range cfg.Warnings {
 		c.log.Warn(w)
+	}
+	if tools != nil {
+		c.toolKey = toolCacheKey(spec, cfg, c.offered())
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	tr, err := c.transport()
@@ -264,8 +290,24 @@ func (c *conn) initialize(ctx context.Context) error {
 			req.Params.Capabilities.Sampling = &mcp.SamplingCapability{}
 		}
 	}
-	_, err := c.client.Initialize(ctx, req)
+	res, err := c.client.Initialize(ctx, req)
+	if err == nil && res != nil {
+		c.info = res.ServerInfo
+	}
 	return err
+}
+
+// offered names the capabilities initialize offers the server, for the
+// tool cache's key.
+func (c *conn) offered() string {
+	var caps []string
+	if c.answersRequests() {
+		caps = append(caps, "roots", "elicitation")
+		if c.opts.Sample != nil {
+			caps = append(caps, "sampling")
+		}
+	}
+	return strings.Join(caps, ",")
 }
 
 // protocol is the revision the connection speaks, "" before the handshake.
@@ -309,6 +351,12 @@ func (c *conn) notify(n mcp.JSONRPCNotification) {
 	case string(mcp.MethodNotificationProgress):
 		c.progressNotification(n.Params.AdditionalFields)
 	case string(mcp.MethodNotificationToolsListChanged):
+		n := c.listChanges.Add(1)
+		if c.toolKey != "" && (c.startedUp.Load() || c.fromCache.Load() && n > c.startupChanges.Load()) {
+			if err := c.tools.forget(c.toolKey); err != nil {
+				c.log.Warn("tool cache entry not removed after tools/list_changed", "err", err)
+			}
+		}
 		if c.onListChanged != nil {
 			c.onListChanged()
 		}

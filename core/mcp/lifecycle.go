@@ -173,7 +173,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	defer cancel()
 	auth := m.authFor(s)
 	auth.reset()
-	c, err := dial(s.spec, &m.opts, s.logs, auth, m.protocols, func() { m.requestRefresh(s) })
+	c, err := dial(s.spec, &m.opts, s.logs, auth, m.protocols, m.toolCache, func() { m.requestRefresh(s) })
 	if err != nil {
 		return nil, m.serverError(s, "starting", err)
 	}
@@ -186,7 +186,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 		c.log.Warn("remembered protocol refused; probing again", "protocol", c.pinned, "err", err)
 		c.close()
 		m.protocols.remember(c.protoKey, s.spec.Name, "")
-		if c, err = dial(s.spec, &m.opts, s.logs, auth, m.protocols, func() { m.requestRefresh(s) }); err != nil {
+		if c, err = dial(s.spec, &m.opts, s.logs, auth, m.protocols, m.toolCache, func() { m.requestRefresh(s) }); err != nil {
 			return nil, m.serverError(s, "starting", err)
 		}
 		err = c.initialize(ctx)
@@ -201,7 +201,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 		}
 		stage = "tools/list"
 		var defs []*toolDef
-		defs, err = m.loadTools(ctx, s, c)
+		defs, err = m.toolsAtConnect(ctx, s, c)
 		if err == nil {
 			return c, m.publish(s, c, defs)
 		}

@@ -61,6 +61,16 @@ type Options struct {
 	// closed before it gets SIGTERM (then 2 s more before SIGKILL);
 	// default DefaultStopGrace. One-shot commands use at most 100 ms.
 	StopGrace time.Duration
+	// ToolCache is a directory that remembers each server's tools/list
+	// (toolcache.go): every list a Manager takes is recorded there. ""
+	// keeps none.
+	ToolCache string
+	// UseToolCache: a server whose entry in ToolCache matches what it says
+	// in initialize (name, version, protocol) is not asked for tools/list;
+	// its tools come from the entry (`ollm mcp call`, which then needs
+	// one round trip less). The server still validates every call, and
+	// Relist asks it for the list when the entry falls short.
+	UseToolCache bool
 	// Snapshot: the Manager serves a command that takes the servers' tools
 	// as they are at connect and exits (`ollm mcp list|tools|call`), so
 	// notifications/tools/list_changed do not start another tools/list
@@ -198,6 +208,7 @@ type Manager struct {
 	tools      []tool.Tool
 
 	protocols *protocolCache
+	toolCache *toolCache
 }
 
 // server is the Manager's record of one server.
@@ -223,7 +234,8 @@ func New(specs []Spec, opts Options) *Manager {
 	if opts.wrap == nil {
 		opts.wrap = sandbox.Wrap
 	}
-	m := &Manager{opts: opts, servers: map[string]*server{}, protocols: newProtocolCache(opts.ProtocolCache)}
+	m := &Manager{opts: opts, servers: map[string]*server{}, protocols: newProtocolCache(opts.ProtocolCache),
+		toolCache: newToolCache(opts.ToolCache, opts.maxMessage())}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, sp := range specs {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, sp.Name) {

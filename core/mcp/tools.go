@@ -37,13 +37,113 @@ type toolDef struct {
 	task bool
 }
 
-// loadTools lists a server's tools and converts them. A tool whose schema
-// is invalid is skipped with a warning in the log and the status.
+// loadTools lists a server's tools, records the list in the tool cache
+// and converts it.
 func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef, error) {
 	list, err := c.listTools(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if !c.startedUp.Swap(true) {
+		c.startupChanges.Store(c.listChanges.Load())
+	}
+	c.fromCache.Store(false)
+	m.record(s, c, list)
+	return m.convertTools(s, c, list), nil
+}
+
+// toolsAtConnect is a newly connected server's tools: from the tool cache
+// when the Manager may use it and the entry is for the server that
+// answered initialize, else from tools/list.
+func (m *Manager) toolsAtConnect(ctx context.Context, s *server, c *conn) ([]*toolDef, error) {
+	if e, ok := m.cachedTools(c); ok {
+		c.startupChanges.Store(e.StartupChanges) // before fromCache: notify compares with it
+		c.fromCache.Store(true)
+		c.log.Info("tools from the tool cache; tools/list not sent", "file", c.tools.path(c.toolKey), "tools", len(e.Tools))
+		return m.convertTools(s, c, e.Tools), nil
+	}
+	return m.loadTools(ctx, s, c)
+}
+
+// cachedTools returns the tool cache's list for c when Options.UseToolCache
+// allows it and the entry matches the server's name, version and protocol
+// revision. A file that cannot be used is named in the server's log.
+func (m *Manager) cachedTools(c *conn) (*toolEntry, bool) {
+	if !m.opts.UseToolCache || c.toolKey == "" || c.client.GetServerCapabilities().Tools == nil {
+		return nil, false
+	}
+	e, err := c.tools.load(c.toolKey)
+	if err != nil {
+		c.log.Warn(err.Error())
+		return nil, false
+	}
+	if e == nil {
+		return nil, false
+	}
+	if e.ServerName != c.info.Name || e.ServerVersion != c.info.Version || e.Protocol != c.protocol() {
+		c.log.Info("tool cache entry is for another server version; listing", "cached", e.ServerName+" "+e.ServerVersion+" "+e.Protocol,
+			"server", c.info.Name+" "+c.info.Version+" "+c.protocol())
+		return nil, false
+	}
+	return e, true
+}
+
+// record writes a server's list to the tool cache. A server that gave no
+// version is not recorded: nothing would tell its next version apart.
+func (m *Manager) record(s *server, c *conn, list []mcp.Tool) {
+	if c.toolKey == "" || c.info.Version == "" {
+		return
+	}
+	e := &toolEntry{Server: s.spec.Name, ServerName: c.info.Name, ServerVersion: c.info.Version, Protocol: c.protocol(),
+		StartupChanges: c.startupChanges.Load(), Tools: list}
+	if e.Tools == nil {
+		e.Tools = []mcp.Tool{}
+	}
+	if err := c.tools.store(c.toolKey, e); err != nil {
+		c.log.Warn("tool cache not written", "err", err)
+	}
+}
+
+// Relist asks a server whose tools came from the tool cache for its
+// tools, replaces them with its answer (correcting the cache) and reports
+// true. For a server whose tools are already its own answer, or that
+// cannot answer, it does nothing and reports false. ollm mcp call uses it
+// when the cached list lacks the tool, refuses the arguments, or the call
+// failed: the cache may be out of date.
+func (m *Manager) Relist(ctx context.Context, server string) bool {
+	m.mu.Lock()
+	s, ok := m.servers[server]
+	var c *conn
+	if ok {
+		c = s.conn
+	}
+	m.mu.Unlock()
+	if c == nil || !c.fromCache.Swap(false) {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.connTimeout())
+	defer cancel()
+	defs, err := m.loadTools(ctx, s, c)
+	if err != nil {
+		c.log.Warn("tools/list to check the tool cache failed", "err", err)
+		return false
+	}
+	m.mu.Lock()
+	current := s.conn == c
+	if current {
+		s.defs = defs
+		m.toolsValid = false
+	}
+	m.mu.Unlock()
+	if current {
+		m.emit(s)
+	}
+	return current
+}
+
+// convertTools converts a server's list. A tool whose schema is invalid
+// is skipped with a warning in the log and the status.
+func (m *Manager) convertTools(s *server, c *conn, list []mcp.Tool) []*toolDef {
 	var defs []*toolDef
 	var warnings []string
 	for _, t := range list {
@@ -66,7 +166,7 @@ func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef
 	s.status.Warnings = append(c.cfg.Warnings[:len(c.cfg.Warnings):len(c.cfg.Warnings)], warnings...)
 	s.status.Sandbox = c.sandbox
 	m.mu.Unlock()
-	return defs, nil
+	return defs
 }
 
 // convertTool converts one MCP tool definition.
@@ -290,6 +390,7 @@ func (m *Manager) call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	} else {
 		res, err = c.callTool(callCtx, key.Tool, args, out)
 	}
+	c.startedUp.Store(true) // the server has answered since its start-up
 	if err != nil {
 		return m.callError(ctx, callCtx, s, c, key, timeout, err), nil, nil
 	}
