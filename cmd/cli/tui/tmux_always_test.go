@@ -16,14 +16,7 @@ import (
 // is saved to the user profile, a second `git status` runs without a
 // question, and `git log` is asked about again.
 func TestTmuxAlwaysShowsTheRuleAndOffersTheNarrowOne(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for the real-terminal test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ollm")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ollm/ollm/cmd/ollm").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, bin := tmuxSetup(t)
 	ws, home := filepath.Join(tmp, "ws"), filepath.Join(tmp, "home")
 	for _, d := range []string{ws, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -42,19 +35,7 @@ policy: rules: [{name: "git-asks", tool: "shell", action: "ask", when: {arg: "$p
 	srv.Reply(llmtest.ToolCall("shell", map[string]any{"command": "git log"}))
 	srv.Reply(llmtest.Text("Checked."))
 
-	s := &tmuxSession{t: t, name: "ollm", sock: filepath.Join(tmp, "tmux.sock")}
-	args := []string{"new-session", "-d", "-x", "150", "-y", "45", "-s", s.name, "-c", ws}
-	for _, e := range []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="} {
-		args = append(args, "-e", e)
-	}
-	args = append(args, "sh", "-c", bin+"; echo [exited $?]; sleep 600")
-	s.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pane at failure:\n%s", s.capture())
-		}
-	})
+	s := startTmux(t, tmp, bin, ws, home, srv.URL, 150, 45)
 
 	s.waitFor("model test-model", "> ")
 	s.tmux("send-keys", "-t", s.name, "-l", "check git")

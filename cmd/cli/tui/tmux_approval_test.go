@@ -2,7 +2,6 @@ package tui_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,15 +34,7 @@ func everything(t *testing.T) string {
 // the user profile; /model switches the model in the status line; /reload
 // reports its counts and keeps the approved server.
 func TestTmuxApprovalsAlwaysModelReload(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for the real-terminal test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ollm")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ollm/ollm/cmd/ollm")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, bin := tmuxSetup(t)
 	ws, home := filepath.Join(tmp, "ws"), filepath.Join(tmp, "home")
 	for _, d := range []string{ws, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -61,19 +52,7 @@ policy: rules: [{name: "echo-ask", tool: "everything:echo", action: "ask"}]
 	srv.Reply(llmtest.Text("The server echoed."))
 	srv.Reply(llmtest.Text("Now on the other model."))
 
-	s := &tmuxSession{t: t, name: "ollm", sock: filepath.Join(tmp, "tmux.sock")}
-	args := []string{"new-session", "-d", "-x", "140", "-y", "45", "-s", s.name, "-c", ws}
-	for _, e := range []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="} {
-		args = append(args, "-e", e)
-	}
-	args = append(args, "sh", "-c", bin+"; echo [exited $?]; sleep 600")
-	s.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pane at failure:\n%s", s.capture())
-		}
-	})
+	s := startTmux(t, tmp, bin, ws, home, srv.URL, 140, 45)
 
 	s.waitFor("Approve before the session starts", "mcp everything from this workspace: node")
 	s.tmux("send-keys", "-t", s.name, "a")

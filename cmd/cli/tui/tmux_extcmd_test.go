@@ -21,14 +21,7 @@ import (
 // Then `ollm run` shows the same notifications on stderr and as
 // stream-json events.
 func TestTmuxExtensionCommandsAndNotifications(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for the real-terminal test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ollm")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ollm/ollm/cmd/ollm").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, bin := tmuxSetup(t)
 	ws, home := filepath.Join(tmp, "ws"), filepath.Join(tmp, "home")
 	ext := filepath.Join(home, "extensions", "greeter")
 	for _, d := range []string{ws, ext} {
@@ -51,20 +44,7 @@ mcp: servers: logs: {command: "python3", args: ["`+logServer+`"]}
 	srv.Reply(llmtest.Text("Signed."))
 	srv.Reply(llmtest.Text("Hi Ann!"))
 
-	s := &tmuxSession{t: t, name: "ollm", sock: filepath.Join(tmp, "tmux.sock")}
-	env := []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="}
-	args := []string{"new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "-c", ws}
-	for _, e := range env {
-		args = append(args, "-e", e)
-	}
-	args = append(args, "sh", "-c", bin+"; echo [exited $?]; sleep 600")
-	s.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pane at failure:\n%s", s.capture())
-		}
-	})
+	s := startTmux(t, tmp, bin, ws, home, srv.URL, 120, 40)
 	send := func(text string) {
 		s.tmux("send-keys", "-t", s.name, "-l", text)
 		s.tmux("send-keys", "-t", s.name, "Enter")
@@ -108,6 +88,7 @@ mcp: servers: logs: {command: "python3", args: ["`+logServer+`"]}
 
 	// ollm run: the same notifications on stderr, and as events.
 	srv.Reply(llmtest.Text("ok"))
+	env := []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="}
 	run := exec.Command(bin, "run", "-p", "hi")
 	run.Dir, run.Env = ws, append(os.Environ(), env...)
 	var stderr bytes.Buffer

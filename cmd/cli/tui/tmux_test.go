@@ -1,10 +1,13 @@
 package tui_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,20 +58,73 @@ func (s *tmuxSession) waitFor(want ...string) string {
 	}
 }
 
+// tmuxSetup fails without tmux and returns a temporary directory for the
+// test and the ollm binary, built once for all of the package's tmux
+// tests.
+func tmuxSetup(t *testing.T) (tmp, bin string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is required for the real-terminal test")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ollm-tmux-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "ollm")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "github.com/ollm/ollm/cmd/ollm").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return t.TempDir(), built.bin
+}
+
+// built is the ollm binary the tmux tests share; TestMain removes it.
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
+	}
+	os.Exit(code)
+}
+
+// startTmux runs bin in a detached tmux session (w x h) in ws, with
+// OLLM_HOME=home and the fake Ollama at ollama. The pane stays after ollm
+// exits ("[exited N]") and is printed when the test fails.
+func startTmux(t *testing.T, tmp, bin, ws, home, ollama string, w, h int) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{t: t, name: "ollm", sock: filepath.Join(tmp, "tmux.sock")}
+	args := []string{"new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", s.name, "-c", ws}
+	for _, e := range []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + ollama, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="} {
+		args = append(args, "-e", e)
+	}
+	args = append(args, "sh", "-c", bin+"; echo [exited $?]; sleep 600")
+	s.tmux(args...)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("pane at failure:\n%s", s.capture())
+		}
+	})
+	return s
+}
+
 func (s *tmuxSession) alive() bool {
 	return exec.Command("tmux", "-S", s.sock, "has-session", "-t", s.name).Run() == nil
 }
 
 func TestTmuxSessionWithConfirmation(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for the real-terminal test")
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ollm")
-	build := exec.Command("go", "build", "-o", bin, "github.com/ollm/ollm/cmd/ollm")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, bin := tmuxSetup(t)
 	ws := filepath.Join(tmp, "ws")
 	home := filepath.Join(tmp, "home")
 	for _, d := range []string{ws, home} {
@@ -88,21 +144,7 @@ policy: rules: [{name: "writes-ask", tool: "write_file", action: "ask"}]
 	srv.Reply(llmtest.Text("I will **update** the file."), llmtest.ToolCall("write_file", map[string]any{"path": "hello.txt", "content": "hello, tmux\n", "overwrite": true}))
 	srv.Reply(llmtest.Text("Done: `hello.txt` now greets tmux."))
 
-	s := &tmuxSession{t: t, name: "ollm", sock: filepath.Join(tmp, "tmux.sock")}
-	env := []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="}
-	args := []string{"new-session", "-d", "-x", "120", "-y", "40", "-s", s.name, "-c", ws}
-	for _, e := range env {
-		args = append(args, "-e", e)
-	}
-	// remain-on-exit keeps the pane (and what ollm printed) after it exits.
-	args = append(args, "sh", "-c", bin+"; echo [exited $?]; sleep 600")
-	s.tmux(args...)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", s.sock, "kill-server").Run() })
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("pane at failure:\n%s", s.capture())
-		}
-	})
+	s := startTmux(t, tmp, bin, ws, home, srv.URL, 120, 40)
 
 	s.waitFor("model test-model", "> ")
 	s.tmux("send-keys", "-t", s.name, "-l", "update hello.txt")
