@@ -242,11 +242,19 @@ func (g *GoGit) Export(ctx context.Context, url, sha, subdir, dst string) error 
 	if sub := strings.Trim(path.Clean("/"+subdir), "/"); sub != "" {
 		tree, err = tree.Tree(sub)
 		if err != nil {
-			return fmt.Errorf("%s commit %s has no directory %q", url, sha[:12], subdir)
+			return &noDirError{fmt.Sprintf("%s commit %s has no directory %q", url, sha[:12], subdir)}
 		}
 	}
 	return writeTree(tree, dst)
 }
+
+// ErrNoDirectory is a subdir the exported commit does not have.
+var ErrNoDirectory = errors.New("no such directory in the commit")
+
+type noDirError struct{ msg string }
+
+func (e *noDirError) Error() string        { return e.msg }
+func (e *noDirError) Is(target error) bool { return target == ErrNoDirectory }
 
 func writeTree(tree *object.Tree, dst string) error {
 	w := object.NewTreeWalker(tree, true, nil)

@@ -68,8 +68,12 @@ func (r *Resolver) Marketplace(ctx context.Context, src schema.Source) (*profile
 	}
 	defer t.Discard()
 	dotDir := path.Dir(profiles.ClaudeMarketplaceFile)
-	if err := r.Git.Export(ctx, src.Git, commit, path.Join(src.Subdir, dotDir), filepath.Join(t.Tree(), dotDir)); err != nil {
-		return nil, nil //nolint:nilerr // no .claude-plugin folder: not a marketplace
+	err = r.Git.Export(ctx, src.Git, commit, path.Join(src.Subdir, dotDir), filepath.Join(t.Tree(), dotDir))
+	if errors.Is(err, ErrNoDirectory) {
+		return nil, nil // no .claude-plugin folder: not a marketplace
+	}
+	if err != nil {
+		return nil, err
 	}
 	return profiles.ReadMarketplace(t.Tree()), nil
 }
