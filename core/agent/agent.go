@@ -421,7 +421,7 @@ func (s *Session) turn(ctx context.Context, n int, rep *Reply) ([]llm.ToolCall, 
 	if req.answered {
 		return s.answered(n, req, rep)
 	}
-	resp, err := s.cfg.Provider.Chat(ctx, llm.Request{Model: req.model, Messages: req.msgs, Tools: req.defs, Options: req.options},
+	resp, err := s.cfg.Provider.Chat(ctx, llm.Request{Model: req.model, Messages: req.msgs, Tools: req.defs, Options: req.options, ToolChoice: req.toolChoice},
 		func(e llm.Event) {
 			switch e.Kind {
 			case llm.EventContent:

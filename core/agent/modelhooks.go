@@ -16,6 +16,9 @@ type modelRequest struct {
 	msgs    []llm.Message
 	defs    []tool.Definition
 	options map[string]any // laid over the profile's model.options; nil removes one
+	// toolChoice "required": a before_tool_selection hook asked that the
+	// model call a tool (Gemini CLI's toolConfig mode ANY).
+	toolChoice string
 	// answer is a before_model hook's synthetic response (Gemini CLI's
 	// BeforeModel llm_response): the model is not called.
 	answer   string
@@ -39,6 +42,7 @@ func (s *Session) prepare(ctx context.Context) (modelRequest, *BlockedError) {
 			return req, blocked
 		}
 		req.defs = filterTools(req.defs, out.Data["available_tools"])
+		s.chooseTool(&req, out.Data["tool_choice"])
 		s.addSystem(out, hooks.BeforeToolSelection)
 	}
 	req.msgs = s.Messages()
@@ -67,6 +71,25 @@ func (s *Session) prepare(ctx context.Context) (modelRequest, *BlockedError) {
 	req.answer, req.answered = out.Data["synthetic_response"].(string)
 	return req, nil
 }
+
+// chooseTool sets a required tool call when a hook asked for one and
+// tools are offered. A provider that cannot force one (Ollama's
+// /api/chat) sends the request without; the user is told once.
+func (s *Session) chooseTool(req *modelRequest, choice any) {
+	if choice != "required" || len(req.defs) == 0 {
+		return
+	}
+	req.toolChoice = "required"
+	s.mu.Lock()
+	p := s.cfg.Provider
+	s.mu.Unlock()
+	if !llm.ForcesToolCalls(p) && !s.toldBefore(hooks.BeforeToolSelection, cannotForce) {
+		s.publish(Event{Type: EvNotice, Hook: string(hooks.BeforeToolSelection), Text: cannotForce})
+	}
+}
+
+const cannotForce = "a before_tool_selection hook asked that the model call a tool (toolConfig mode ANY); " +
+	"Ollama's /api/chat cannot require one, so the model may answer in text (an OpenAI-compatible server can: tool_choice)"
 
 // effectiveOptions are the options a request is sent with: the profile's
 // model.options with the session's laid over them.

@@ -224,3 +224,47 @@ print(json.dumps({"continue": False, "stopReason": "enough", "hookSpecificOutput
 		t.Errorf("history %+v; want only the system prompt", msgs)
 	}
 }
+
+// Gemini's toolConfig mode ANY: an OpenAI-compatible server is sent
+// tool_choice "required"; Ollama cannot be, and the user is told once.
+func TestGeminiToolConfigAny(t *testing.T) {
+	h := func(t *testing.T) *hooks.Hook {
+		return geminiHook(t, "any", hooks.BeforeToolSelection, `
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"toolConfig": {"mode": "ANY", "allowedFunctionNames": ["read_file"]}}}))
+`)
+	}
+	f := newFixture(t)
+	f.cfg.Hooks = engine(t, "s1", f.root, h(t))
+	s := f.session(t)
+	f.srv.Reply(llmtest.ToolCall("read_file", map[string]any{"path": "none.txt"}))
+	f.srv.Reply(llmtest.Text("no file"))
+	if _, err := s.Run(context.Background(), "read it"); err != nil {
+		t.Fatal(err)
+	}
+	noFailures(t, f)
+	if n := f.rec.of(EvNotice); len(n) != 1 || !strings.Contains(n[0].Text, "cannot require one") {
+		t.Errorf("notices = %+v; want the one about Ollama, once for two requests", n)
+	}
+	if tools := f.srv.LastRequest().Tools; len(tools) != 1 {
+		t.Errorf("tools offered: %+v", tools)
+	}
+
+	oa := llmtest.NewOpenAI(t)
+	p, err := llm.New(oa.ModelConfig(), llm.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newFixture(t)
+	g.cfg.Provider = p
+	g.cfg.Hooks = engine(t, "s2", g.root, h(t))
+	oa.Reply(llmtest.Text("ok"))
+	if _, err := g.session(t).Run(context.Background(), "read it"); err != nil {
+		t.Fatal(err)
+	}
+	noFailures(t, g)
+	if got := oa.LastRequest().Body["tool_choice"]; got != "required" || len(g.rec.of(EvNotice)) != 0 {
+		t.Errorf("tool_choice = %v, notices %+v; want required and none", got, g.rec.of(EvNotice))
+	}
+}

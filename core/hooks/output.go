@@ -188,6 +188,9 @@ func (r *reader) specific(v *Verdict, e Event) []string {
 			v.setData("available_tools", []any{})
 			v.NoTools = true
 		}
+		if tc["mode"] == "ANY" { // Gemini: a tool call is required (NONE wins)
+			v.setData("tool_choice", "required")
+		}
 	}
 	if sub.err != nil && r.err == nil {
 		r.err = sub.err

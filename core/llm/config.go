@@ -92,6 +92,12 @@ func mergeOptions(base, over map[string]any) map[string]any {
 	return out
 }
 
+// ForcesToolCalls reports whether p honours Request.ToolChoice.
+func ForcesToolCalls(p Provider) bool {
+	f, ok := p.(interface{ ForcesToolCalls() bool })
+	return ok && f.ForcesToolCalls()
+}
+
 // ModelOptions are the model options a provider sends with every request
 // (the profile's model.options), a copy; nil for a provider that has none.
 // Hooks see them, laid under the request's, as the generation config.

@@ -93,6 +93,11 @@ type Request struct {
 	// ThinkLevel ("low", "medium", "high") asks models that grade their
 	// reasoning (gpt-oss) for that much; it overrides Think. Ollama only.
 	ThinkLevel string
+	// ToolChoice "required" makes the model call one of Tools (Gemini
+	// CLI's toolConfig mode ANY). OpenAI-compatible servers only (sent as
+	// tool_choice when there are tools): Ollama's /api/chat has no such
+	// switch and ignores it; ForcesToolCalls tells which.
+	ToolChoice string
 }
 
 // EventKind says what an Event carries.

@@ -67,13 +67,20 @@ func (p *OpenAI) Endpoint() string { return p.endpoint }
 // ModelOptions returns a copy of the profile's model.options.
 func (p *OpenAI) ModelOptions() map[string]any { return maps.Clone(p.model.Options) }
 
+// ForcesToolCalls: Request.ToolChoice is sent as tool_choice.
+func (p *OpenAI) ForcesToolCalls() bool { return true }
+
 // Chat streams one reply from /v1/chat/completions.
 func (p *OpenAI) Chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
 	model := cmp.Or(req.Model, p.model.Name)
 	if model == "" {
 		return Response{}, configError("openai", p.model, "no model to chat with: set model.name in the profile")
 	}
-	body, err := json.Marshal(oaBody(model, req.Messages, req.Tools, mergeOptions(p.model.Options, req.Options)))
+	wire := oaBody(model, req.Messages, req.Tools, mergeOptions(p.model.Options, req.Options))
+	if req.ToolChoice != "" && wire["tools"] != nil {
+		wire["tool_choice"] = req.ToolChoice
+	}
+	body, err := json.Marshal(wire)
 	if err != nil {
 		return Response{}, fmt.Errorf("encode the chat request for %s: %w", model, err)
 	}

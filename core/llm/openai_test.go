@@ -218,6 +218,26 @@ func TestOpenAIOptions(t *testing.T) {
 	}
 }
 
+// Request.ToolChoice (Gemini's toolConfig mode ANY) is sent as
+// tool_choice, only with tools; Ollama's API has no such switch.
+func TestOpenAIToolChoice(t *testing.T) {
+	srv := llmtest.NewOpenAI(t)
+	p := newOpenAI(t, srv.ModelConfig(), nil)
+	for _, tools := range [][]tool.Definition{{readFileDef()}, nil} {
+		srv.Reply(llmtest.Text("a"))
+		if _, err := p.Chat(t.Context(), llm.Request{Messages: []llm.Message{user("x")}, Tools: tools, ToolChoice: "required"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, sent := srv.LastRequest().Body["tool_choice"]
+		if want := len(tools) > 0; sent != want || (want && got != "required") {
+			t.Errorf("with %d tools: tool_choice = %v (sent %v)", len(tools), got, sent)
+		}
+	}
+	if !llm.ForcesToolCalls(p) || llm.ForcesToolCalls(newOllama(t, llmtest.NewOllama(t).ModelConfig())) {
+		t.Error("ForcesToolCalls: want true for OpenAI-compatible servers only")
+	}
+}
+
 func TestOpenAIAPIKey(t *testing.T) {
 	srv := llmtest.NewOpenAI(t)
 	srv.RequireKey("s3cret-key")
