@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ollm/ollm/profiles"
+	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
 
@@ -21,7 +23,7 @@ const marketJSON = `{
 }
 `
 
-func marketRepo(t *testing.T) (*testRepo, string) {
+func marketRepo(t testing.TB) (*testRepo, string) {
 	dir := filepath.Join(t.TempDir(), "market")
 	r := newRepo(t, dir)
 	c := r.commit(map[string]string{
@@ -97,5 +99,33 @@ func TestPluginSourceNotForProfiles(t *testing.T) {
 	_, err := e.apply(ApplyOptions{})
 	if !errors.Is(err, ErrPluginSource) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// BenchmarkExportPlugin compares exporting a plugin by its marketplace
+// entry (marketplace.json read, folder exported, plugin.json written)
+// with exporting the same folder by subdir, from a warm git cache.
+func BenchmarkExportPlugin(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "market")
+	r := newRepo(b, dir)
+	commit := r.commit(map[string]string{
+		".claude-plugin/marketplace.json": marketJSON,
+		"plugins/tidy/cmds/tidy.md":       "Tidy $ARGUMENTS\n",
+		"plugins/tidy/g.sh*":              "#!/bin/bash\nexit 0\n",
+	}, "one")
+	home := store.Home{Dir: filepath.Join(b.TempDir(), "home")}
+	res := &Resolver{Git: NewGoGit(filepath.Join(home.Cache(), "git")), Store: store.NewCAS(home.Store())}
+	for _, bc := range []struct {
+		name string
+		e    schema.LockedSource
+	}{{"subdir", schema.LockedSource{Subdir: "plugins/tidy"}}, {"entry", schema.LockedSource{Plugin: "tidy"}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				dst := filepath.Join(b.TempDir(), "t")
+				if err := res.export(context.Background(), KindExtension, dir, commit, bc.e, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

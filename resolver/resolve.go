@@ -369,6 +369,8 @@ func fixFor(w Want, err error) string {
 		return fmt.Sprintf("set an existing ref for %s in ollm.cue, or run `ollm ext update %s` if the locked commit is gone", w.Name, w.Name)
 	case errors.As(err, &me):
 		return fmt.Sprintf("fix %s in the extension's source (or pin a ref whose manifest is valid), then run the command again; nothing was written", me.File)
+	case errors.Is(err, ErrPluginSource):
+		return "drop plugin from this source in ollm.cue: a team profile or a local path cannot name a marketplace entry"
 	case errors.Is(err, ErrNoManifest), errors.Is(err, ErrNameMismatch):
 		return fmt.Sprintf("point extensions.sources.%s at the extension's folder (subdir) or rename it to the manifest's name", w.Name)
 	default:
