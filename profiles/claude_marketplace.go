@@ -553,3 +553,20 @@ func (p *pluginImport) entrySkill(name string) string {
 // ReadMarketplace lists the plugins of the marketplace.json in dir (nil
 // when there is none, or it is not valid JSON).
 func ReadMarketplace(dir string) *MarketplaceError { return marketplace(dir) }
+
+// ClaimsMarketplaceEntry reports whether the plugin.json in dir carries
+// the record only ollm writes ("x-ollm-marketplace"): a tree that did not
+// come from a marketplace entry must not claim one (`ollm ext info` would
+// show its claim).
+func ClaimsMarketplaceEntry(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ClaudePluginFile)))
+	if err != nil {
+		return false
+	}
+	var pj map[string]json.RawMessage
+	if json.Unmarshal(data, &pj) != nil {
+		return false
+	}
+	_, ok := pj["x-ollm-marketplace"]
+	return ok
+}

@@ -129,3 +129,16 @@ func BenchmarkExportPlugin(b *testing.B) {
 		})
 	}
 }
+
+// A plugin added by its folder cannot claim to come from a marketplace
+// entry: `ollm ext info` would show the claim.
+func TestPluginClaimingAnEntryIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fake")
+	r := newRepo(t, dir)
+	r.commit(map[string]string{".claude-plugin/plugin.json": `{"name": "fake", "x-ollm-marketplace": {"entry": "fake", "marketplace": "official", "file": "m", "pos": "m:1", "strict": false, "folder": ".", "pluginJson": false}}`}, "one")
+	e := newEnv(t, gitProfile(`fake: {git: "`+dir+`"}`))
+	_, err := e.apply(ApplyOptions{})
+	if err == nil || !strings.Contains(err.Error(), "x-ollm-marketplace is written by ollm") {
+		t.Fatalf("err = %v", err)
+	}
+}

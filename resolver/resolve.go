@@ -402,6 +402,10 @@ func checkTree(w Want, dir string) error {
 	if err != nil {
 		return err
 	}
+	if w.Source.Plugin == "" && profiles.ClaimsMarketplaceEntry(dir) {
+		return &profiles.ManifestError{File: profiles.ClaudePluginFile, Diags: []profiles.Diagnostic{{Pos: profiles.ClaudePluginFile, Path: "x-ollm-marketplace",
+			Message: "x-ollm-marketplace is written by ollm for a plugin its marketplace entry defines; this plugin was not added that way"}}}
+	}
 	if m.Name != w.Name {
 		return fmt.Errorf("%w: its %s names it %q but the profile calls it %q", ErrNameMismatch, file, m.Name, w.Name)
 	}
