@@ -165,3 +165,24 @@ print(json.dumps({"hookSpecificOutput": {"llm_request": {"config": {"temperature
 		t.Errorf("notices = %q", out.Notices)
 	}
 }
+
+// BenchmarkGeminiModelInput is the cost of a gemini AfterModel input (the
+// request's 200 messages, the config, the response) and of reading a
+// BeforeModel config rewrite back, per model request.
+func BenchmarkGeminiModelInput(b *testing.B) {
+	h := &Hook{Name: "g", Def: schema.Hook{Dialect: DialectGemini}}
+	var msgs []any
+	for i := range 200 {
+		msgs = append(msgs, map[string]any{"role": []string{"user", "assistant"}[i%2], "content": strings.Repeat("word ", 60)})
+	}
+	data := map[string]any{"model": "m", "messages": msgs, "options": map[string]any{"temperature": 0.2, "num_ctx": 8192},
+		"response": "the answer", "tokens": map[string]any{"prompt": 9000, "completion": 10, "total": 9010}}
+	out := RunOutput{Stdout: []byte(`{"hookSpecificOutput": {"llm_request": {"config": {"temperature": 0.1, "maxOutputTokens": 64}}}}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BuildInput(h, AfterModel, data, nil, Session{ID: "s"}, time.Unix(0, 0), 0); err != nil {
+			b.Fatal(err)
+		}
+		geminiVerdict(BeforeModel, data, Interpret(DialectGemini, BeforeModel, out))
+	}
+}
