@@ -158,8 +158,6 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	if p.Off() {
 		return p
 	}
-	var deny []string
-	p.Read, deny = readable(env)
 	p.Write = devices()
 	if p.Preset == schema.SandboxWorkspaceWrite {
 		p.Write = append(p.Write, writable(env)...)
@@ -167,13 +165,28 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	for _, w := range append(slices.Clone(def.Write), s.Write...) {
 		p.Write = append(p.Write, absPath(w, env))
 	}
+	var deny []string
+	p.Read, deny = readable(env, p.Write)
 	for _, r := range append(append(slices.Clone(def.Read), s.Read...), env.Read...) {
 		p.Read = append(p.Read, absPath(r, env))
 	}
 	p.Protect = protected(p.Write, env)
 	p.Hide = hidden(deny, p.Write, env.Workspace)
-	p.Read, p.Write = dedupe(p.Read), dedupe(p.Write)
+	p.Write = dedupe(p.Write)
+	p.Read = uncovered(dedupe(p.Read), p.Write)
 	return p
+}
+
+// uncovered drops the read paths inside a write path: a write rule grants
+// reading too, so they would only be more rules for every process to add
+// (an $OLLM_HOME under /tmp listed /tmp's hundreds of entries, ~5 ms of
+// Landlock rules per process).
+func uncovered(read, write []string) []string {
+	return slices.DeleteFunc(read, func(r string) bool { return covered(r, write) })
+}
+
+func covered(p string, write []string) bool {
+	return slices.ContainsFunc(write, func(w string) bool { return within(p, w) })
 }
 
 // hidden are the denied paths an allow-list cannot exclude: those under a
@@ -189,9 +202,10 @@ func hidden(deny, write []string, ws string) []string {
 }
 
 // readable is everything but the secret paths: "/" when nothing is
-// denied, else the entries around each denied path, enumerated. It also
-// returns the denied paths.
-func readable(env Env) ([]string, []string) {
+// denied, else the entries around each denied path, enumerated, leaving
+// out what a write path covers (write grants reading; a denied path under
+// it is hidden instead). It also returns the denied paths.
+func readable(env Env, write []string) ([]string, []string) {
 	var deny []string
 	if env.Home != "" {
 		for _, s := range secretPaths {
@@ -214,7 +228,7 @@ func readable(env Env) ([]string, []string) {
 			deny = append(deny, real)
 		}
 	}
-	return AllowExcept("/", deny, env.Workspace), deny
+	return allowExcept("/", deny, env.Workspace, write), deny
 }
 
 // AllowExcept lists paths whose union is everything under root except the
@@ -224,6 +238,12 @@ func readable(env Env) ([]string, []string) {
 // the way down to it is listed. Entries created later in an enumerated
 // directory are not readable.
 func AllowExcept(root string, deny []string, keep string) []string {
+	return allowExcept(root, deny, keep, nil)
+}
+
+// allowExcept is AllowExcept that neither lists nor descends into what
+// skip covers.
+func allowExcept(root string, deny []string, keep string, skip []string) []string {
 	var ds []string
 	for _, d := range deny {
 		ds = append(ds, filepath.Clean(d))
@@ -231,6 +251,9 @@ func AllowExcept(root string, deny []string, keep string) []string {
 	var out []string
 	var walk func(dir string)
 	walk = func(dir string) {
+		if covered(dir, skip) {
+			return
+		}
 		if !slices.ContainsFunc(ds, func(d string) bool { return within(d, dir) && d != dir }) {
 			out = append(out, dir)
 			return
@@ -242,6 +265,7 @@ func AllowExcept(root string, deny []string, keep string) []string {
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
 			switch {
+			case covered(p, skip):
 			case slices.Contains(ds, p):
 				if keep != "" && within(keep, p) {
 					// Landlock does not check the way down: allowing the

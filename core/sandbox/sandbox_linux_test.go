@@ -504,3 +504,52 @@ func TestOllmDirIsProtectedButExtensionData(t *testing.T) {
 		}
 	}
 }
+
+// An $OLLM_HOME inside a writable directory (a temporary one): what the
+// write rule covers is neither listed nor given read rules of its own,
+// however many entries the directory has, and the secrets inside are
+// hidden, not readable through the write rule.
+func TestOllmHomeInsideAWritableDirectory(t *testing.T) {
+	b := newBox(t)
+	tmp := filepath.Join(b.root, "tmp")
+	for i := 0; i < 300; i++ {
+		if err := os.MkdirAll(filepath.Join(tmp, fmt.Sprintf("crowd-%03d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(tmp, "ollm-home")
+	if err := os.MkdirAll(filepath.Join(home, "tokens"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "tokens", "srv.json"), []byte("TOKEN\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "crowd-007", "mine.txt"), []byte("visible\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := b.env()
+	env.OllmHome = home
+	p := Resolve(schema.Sandbox{}, ProcessDefault, env)
+	for _, r := range p.Read {
+		if covered(r, p.Write) {
+			t.Errorf("read rule %s is inside a write rule", r)
+		}
+	}
+	if len(p.Read) > 100 {
+		t.Errorf("%d read rules: the writable directory's entries were listed", len(p.Read))
+	}
+	cmd := exec.Command("sh", "-c", "cat "+filepath.Join(home, "tokens", "srv.json")+"; cat "+filepath.Join(tmp, "crowd-007", "mine.txt"))
+	cmd.Dir = b.ws
+	if err := Wrap(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if !Probe().UserNS {
+		t.Logf("no user namespaces: secrets under a writable path are not hidden (%s)", out)
+	} else if strings.Contains(string(out), "TOKEN") {
+		t.Errorf("read the token through the write rule: %s", out)
+	}
+	if !strings.Contains(string(out), "visible") {
+		t.Errorf("the writable directory is not readable: %s", out)
+	}
+}
