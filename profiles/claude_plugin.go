@@ -553,6 +553,9 @@ type MarketplacePlugin struct {
 	// Entry: the entry defines the plugin (strict: false or component
 	// fields), so it is added as {git: <marketplace>, plugin: Name}.
 	Entry bool
+	// Dropped: the component fields of an entry whose plugin is in
+	// another repository; they are not applied (ext add says so).
+	Dropped []string
 	// Unsupported says why ollm cannot add it ("" when it can).
 	Unsupported string
 }
@@ -615,7 +618,12 @@ func marketplace(dir string) *MarketplaceError {
 		mp := marketplaceSource(name, pl["source"], mk.Metadata.PluginRoot)
 		mp.Entry = entryDefines(pl)
 		if mp.Entry && mp.Git != "" && mp.Unsupported == "" {
-			mp.Unsupported = "its entry defines the plugin (strict: false or component fields) but the plugin's files are in another repository (" + mp.Git + "); ollm locks one repository per extension"
+			if strict := entryStrict(pl); !strict {
+				mp.Unsupported = "its entry defines the plugin (strict: false) but the plugin's files are in another repository (" + mp.Git + "); ollm locks one repository per extension"
+			}
+			// strict: true: the plugin's own plugin.json is added; the
+			// entry's fields are named as not applied.
+			mp.Entry, mp.Dropped = false, entryFields(pl)
 		}
 		e.Plugins = append(e.Plugins, mp)
 	}
@@ -624,16 +632,24 @@ func marketplace(dir string) *MarketplaceError {
 
 // entryDefines: the entry is strict: false or names components.
 func entryDefines(fields map[string]json.RawMessage) bool {
+	return !entryStrict(fields) || len(entryFields(fields)) > 0
+}
+
+// entryStrict is the entry's strict (default true).
+func entryStrict(fields map[string]json.RawMessage) bool {
 	var strict bool
-	if json.Unmarshal(fields["strict"], &strict) == nil && !strict {
-		return true
-	}
+	return json.Unmarshal(fields["strict"], &strict) != nil || strict
+}
+
+// entryFields are the component fields the entry names.
+func entryFields(fields map[string]json.RawMessage) []string {
+	var out []string
 	for _, f := range pluginComponents {
 		if raw, ok := fields[f]; ok && string(raw) != "null" {
-			return true
+			out = append(out, f)
 		}
 	}
-	return false
+	return out
 }
 
 // marketplaceSource reads a marketplace entry's source, as Claude Code's

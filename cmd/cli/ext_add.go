@@ -231,6 +231,10 @@ func marketplacePlugin(opts *ExtAddOptions, a *resolver.Applier, src, probe sche
 		src.Subdir, probe.Subdir = p.Subdir, p.Subdir
 		return src, probe, nil
 	}
+	if len(p.Dropped) > 0 {
+		fmt.Fprintf(opts.Deps.IO.ErrOut, "warning: %s of plugin %s's entry in %s not applied: the plugin's files are in %s, and ollm reads its own plugin.json there\n",
+			strings.Join(p.Dropped, ", "), p.Name, profiles.ClaudeMarketplaceFile, p.Git)
+	}
 	src = schema.Source{Git: p.Git, Ref: p.Ref, Subdir: p.Subdir}
 	if opts.Ref != "" {
 		src.Ref = opts.Ref
