@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -488,6 +489,11 @@ func printOutcome(opts *HooksTestOptions, s *hookSet, out hooks.Outcome) error {
 	}
 	for _, m := range out.SystemMessages {
 		fmt.Fprintf(w, "system message: %s\n", m)
+	}
+	for _, n := range out.Notices {
+		if !slices.ContainsFunc(out.Results, func(r hooks.Result) bool { return r.Skipped == n }) {
+			fmt.Fprintf(w, "notice: %s\n", n) // what of an answer could not be applied
+		}
 	}
 	fmt.Fprintln(w, "data:")
 	if out.Data == nil {
