@@ -29,7 +29,8 @@ const entryMarketplace = `{
       "mcpServers": "./servers.json"
     },
     {"name": "docs", "source": "./", "strict": false, "skills": ["./skills/pdf", "./skills/none"]},
-    {"name": "both", "source": "./plugins/both", "commands": "./extra/more.md"}
+    {"name": "both", "source": "./plugins/both", "commands": "./extra/more.md",
+     "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo entry"}]}]}}
   ]
 }
 `
@@ -42,7 +43,8 @@ func writeEntryMarket(e *env) string {
 	e.write("ws/m/plugins/tidy/servers.json", `{"mcpServers": {"notes": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/s.js"]}}}`)
 	e.write("ws/m/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDFs\n---\nRead {them}.\n")
 	e.write("ws/m/skills/xlsx/SKILL.md", "---\nname: xlsx\ndescription: sheets\n---\nx\n")
-	e.write("ws/m/plugins/both/.claude-plugin/plugin.json", `{"name": "both", "version": "1.0.0", "commands": "./commands/own.md"}`)
+	e.write("ws/m/plugins/both/.claude-plugin/plugin.json", `{"name": "both", "version": "1.0.0", "commands": "./commands/own.md", "hooks": "./h.json"}`)
+	e.write("ws/m/plugins/both/h.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo own"}]}]}}`)
 	e.write("ws/m/plugins/both/commands/own.md", "own\n")
 	e.write("ws/m/plugins/both/extra/more.md", "more\n")
 	return filepath.Join(e.ws.Root, "m")
@@ -176,6 +178,13 @@ func TestMarketplaceEntrySupplements(t *testing.T) {
 	sort.Strings(names)
 	if strings.Join(names, ",") != "more,own" || m.Version != "1.0.0" {
 		t.Errorf("commands %v version %s", names, m.Version)
+	}
+	var cmds []string
+	for _, h := range m.Hooks["Stop"] {
+		cmds = append(cmds, h.Command)
+	}
+	if strings.Join(cmds, "|") != "echo entry|echo own" { // inline hooks first, then the hook files
+		t.Errorf("hooks: %v", cmds)
 	}
 }
 
