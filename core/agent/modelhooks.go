@@ -7,6 +7,7 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/secrets"
 )
 
 // modelRequest is one model request as before_tool_selection and
@@ -91,8 +92,11 @@ func (s *Session) chooseTool(req *modelRequest, choice any) {
 const cannotForce = "a before_tool_selection hook asked that the model call a tool (toolConfig mode ANY); " +
 	"Ollama's /api/chat cannot require one, so the model may answer in text (an OpenAI-compatible server can: tool_choice)"
 
-// effectiveOptions are the options a request is sent with: the profile's
-// model.options with the session's laid over them.
+// effectiveOptions are the options a request is sent with, as hooks see
+// them: the profile's model.options with the session's laid over them,
+// but for those whose name looks like a secret (an api_key an
+// OpenAI-compatible server takes in the body): hooks never see those, and
+// as a hook's options are laid over the profile's, they are still sent.
 func (s *Session) effectiveOptions() map[string]any {
 	s.mu.Lock()
 	p := s.cfg.Provider
@@ -102,6 +106,7 @@ func (s *Session) effectiveOptions() map[string]any {
 		opts = map[string]any{}
 	}
 	maps.Copy(opts, s.cfg.Options)
+	maps.DeleteFunc(opts, func(k string, _ any) bool { return secrets.LooksSecret(k) })
 	return opts
 }
 

@@ -306,3 +306,31 @@ print(json.dumps({"data": {"synthetic_response": {"content": "x", "tool_calls": 
 		t.Errorf("reply %q, stat %v; want the model's answer and no call", rep.Text, err)
 	}
 }
+
+// An option whose name looks like a secret (an api_key some servers take
+// in the body) is not shown to hooks, and is still sent after a hook
+// rewrote the options.
+func TestHookOptionsHideSecrets(t *testing.T) {
+	f := newFixture(t)
+	withOptions(t, f, map[string]any{"temperature": 0.2, "api_key": "sk-live-123456"})
+	logPath := filepath.Join(t.TempDir(), "events.log")
+	t.Setenv("EVENT_LOG", logPath)
+	rw := geminiHook(t, "tune", hooks.BeforeModel, `
+import json, sys
+json.load(sys.stdin)
+print(json.dumps({"hookSpecificOutput": {"llm_request": {"config": {"temperature": 0.5}}}}))
+`)
+	f.cfg.Hooks = engine(t, "s1", f.root, hook(t, "log", hooks.BeforeModel, "log.sh"), rw, hook(t, "log2", hooks.AfterModel, "log.sh"))
+	f.srv.Reply(llmtest.Text("hi"))
+	if _, err := f.session(t).Run(context.Background(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	noFailures(t, f)
+	raw, err := os.ReadFile(logPath)
+	if err != nil || strings.Contains(string(raw), "sk-live") || !strings.Contains(string(raw), `"temperature":0.5`) {
+		t.Errorf("hooks saw %s (%v); want options without api_key, after_model with the new temperature", raw, err)
+	}
+	if o := f.srv.LastRequest().Options; o["api_key"] != "sk-live-123456" || o["temperature"] != 0.5 {
+		t.Errorf("options sent = %v", o)
+	}
+}
