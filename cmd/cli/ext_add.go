@@ -188,8 +188,13 @@ func extAddSource(opts *ExtAddOptions, ws store.Workspace) (src, probe schema.So
 // --name must agree with it.
 func extAddName(opts *ExtAddOptions, a *resolver.Applier, probe schema.Source) (string, error) {
 	name, err := a.Resolver.ManifestName(opts.Deps.Context, probe)
-	var me *profiles.ManifestError
+	var (
+		me *profiles.ManifestError
+		mk *profiles.MarketplaceError
+	)
 	switch {
+	case errors.As(err, &mk) && opts.Plugin == "":
+		return "", &ConfigError{Err: fmt.Errorf("ext add %s: %w\n  fix: add one of its plugins: ollm ext add %s --plugin NAME", opts.Arg, err, opts.Arg)}
 	case errors.As(err, &me):
 		return "", &ConfigError{Err: fmt.Errorf("ext add %s: %w\n  fix: fix %s in the extension's source, or pin a ref whose manifest is valid; nothing was written", opts.Arg, err, me.File)}
 	case err != nil:
