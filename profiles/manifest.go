@@ -1,11 +1,13 @@
 package profiles
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -56,11 +58,14 @@ func ValidateManifest(dir string) (string, schema.Manifest, error) {
 		if err != nil {
 			return f.name, schema.Manifest{}, err
 		}
-		c, err := newCompiler()
-		if err != nil {
-			return f.name, schema.Manifest{}, err
+		m, diags, ok := memoizedManifest(f.name, data, f.format)
+		if !ok {
+			c, err := newCompiler()
+			if err != nil {
+				return f.name, schema.Manifest{}, err
+			}
+			m, diags = c.manifest(f.name, data, f.format)
 		}
-		m, diags := c.manifest(f.name, data, f.format)
 		if len(diags) > 0 {
 			return f.name, m, &ManifestError{File: f.name, Diags: diags}
 		}
@@ -71,10 +76,26 @@ func ValidateManifest(dir string) (string, schema.Manifest, error) {
 
 // manifest validates one manifest file through the CUE schema and decodes
 // it. The diagnostics name the file and the position of each error.
+// What a manifest validated to is remembered for the process
+// (manifestMemo).
 func (c *compiler) manifest(file string, data []byte, format string) (schema.Manifest, []Diagnostic) {
+	if m, diags, ok := memoizedManifest(file, data, format); ok {
+		return m, diags
+	}
+	m, js, diags := c.validateManifest(file, data, format)
+	// js may be data itself, which belongs to the caller
+	manifestMemo.put(memoKey(file, data, format), memoEntry{json: bytes.Clone(js), diags: slices.Clone(diags)})
+	return m, diags
+}
+
+// validateManifest validates one manifest and decodes it. It also
+// returns the manifest as JSON with the schema's defaults, what
+// decodeManifest reads, for manifestMemo. A manifest whose only fault is
+// a path leaving its directory comes with its diagnostics.
+func (c *compiler) validateManifest(file string, data []byte, format string) (schema.Manifest, []byte, []Diagnostic) {
 	expr, err := cuejson.Extract(file, data)
 	if err != nil {
-		return schema.Manifest{}, diagnostics(err, nil)
+		return schema.Manifest{}, nil, diagnostics(err, nil)
 	}
 	def := "Manifest"
 	if format == "gemini" {
@@ -89,13 +110,17 @@ func (c *compiler) manifest(file string, data []byte, format string) (schema.Man
 		diags = hookEventFields(expr, diags)
 	}
 	if len(diags) > 0 {
-		return schema.Manifest{}, diags
+		return schema.Manifest{}, nil, diags
 	}
-	m, err := decodeManifest(v, expr, data, format)
+	js, err := validatedJSON(v, expr, data, format)
+	var m schema.Manifest
+	if err == nil {
+		m, err = decodeManifest(js, format)
+	}
 	if err != nil {
-		return m, []Diagnostic{{Pos: file, Message: "decode validated manifest: " + err.Error()}}
+		return schema.Manifest{}, nil, []Diagnostic{{Pos: file, Message: "decode validated manifest: " + err.Error()}}
 	}
-	return m, checkPaths(v, m, filepath.Dir(file))
+	return m, js, checkPaths(v, m, filepath.Dir(file))
 }
 
 // checkPaths rejects manifest paths that leave the extension directory:

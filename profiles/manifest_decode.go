@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -45,31 +47,102 @@ var manifestDefaults = map[string][]fieldDefault{
 	},
 }
 
-// decodeManifest turns a manifest that validated into Go. Its own bytes
-// are decoded with encoding/json and the schema's defaults
-// (manifestDefaults) filled in: asking CUE for the JSON (v.MarshalJSON)
-// cost a quarter of a manifest's validation, most of it ordering every
-// object's fields. A manifest with a key twice in one object is the
-// exception: CUE unifies the two values where encoding/json would keep
-// the last, so its JSON comes from CUE, which is what was validated.
-func decodeManifest(v cue.Value, expr ast.Expr, data []byte, format string) (schema.Manifest, error) {
-	var err error
+// validatedJSON is a manifest that validated as JSON for encoding/json:
+// its own bytes with the schema's defaults (manifestDefaults) filled in.
+// Asking CUE for the JSON (v.MarshalJSON) cost a quarter of a manifest's
+// validation, most of it ordering every object's fields. A manifest with
+// a key twice in one object is the exception: CUE unifies the two values
+// where encoding/json would keep the last, so its JSON comes from CUE,
+// which is what was validated.
+func validatedJSON(v cue.Value, expr ast.Expr, data []byte, format string) ([]byte, error) {
 	if hasDuplicateKeys(expr) {
-		data, err = v.MarshalJSON()
-	} else {
-		data, err = withDefaults(data, manifestDefaults[format])
+		return v.MarshalJSON()
 	}
-	if err != nil {
-		return schema.Manifest{}, err
-	}
+	return withDefaults(data, manifestDefaults[format])
+}
+
+// decodeManifest decodes what validatedJSON returned: a Gemini CLI
+// manifest is converted.
+func decodeManifest(js []byte, format string) (schema.Manifest, error) {
 	if format == "gemini" {
 		var g geminiManifest
-		err := json.Unmarshal(data, &g)
+		err := json.Unmarshal(js, &g)
 		return g.convert(), err
 	}
 	var m schema.Manifest
-	err = json.Unmarshal(data, &m)
+	err := json.Unmarshal(js, &m)
 	return m, err
+}
+
+// manifestMemo remembers for the process what each manifest validated
+// to, keyed by its file name, format and bytes: `ollm profile apply`
+// resolves the profile up to four times, `ollm acp` and /reload again
+// after every change, and the manifests are mostly the same each time. A
+// hit costs a JSON decode instead of a CUE evaluation. The schema is
+// part of the binary, so an entry never goes stale.
+var manifestMemo = memo{max: 512}
+
+type memoEntry struct {
+	json  []byte // for decodeManifest; nil when the manifest is invalid
+	diags []Diagnostic
+}
+
+type memo struct {
+	mu      sync.Mutex
+	max     int
+	entries map[string]memoEntry
+}
+
+func memoKey(file string, data []byte, format string) string {
+	return format + "\x00" + file + "\x00" + string(data)
+}
+
+func (m *memo) get(key string) (memoEntry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[key]
+	return e, ok
+}
+
+// put stores an entry; a full memo starts again empty.
+func (m *memo) put(key string, e memoEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil || len(m.entries) >= m.max {
+		m.entries = map[string]memoEntry{}
+	}
+	m.entries[key] = e
+}
+
+func (m *memo) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = nil
+}
+
+// memoizedManifest is what the manifest validated to earlier in this
+// process, if it was validated.
+func memoizedManifest(file string, data []byte, format string) (schema.Manifest, []Diagnostic, bool) {
+	e, ok := manifestMemo.get(memoKey(file, data, format))
+	if !ok {
+		return schema.Manifest{}, nil, false
+	}
+	m, diags := decodeMemo(e.json, e.diags, format)
+	return m, diags, true
+}
+
+// decodeMemo decodes an entry afresh, so that no caller shares its maps
+// and slices with another.
+func decodeMemo(js []byte, diags []Diagnostic, format string) (schema.Manifest, []Diagnostic) {
+	diags = slices.Clone(diags)
+	if js == nil {
+		return schema.Manifest{}, diags
+	}
+	m, err := decodeManifest(js, format)
+	if err != nil { // decoded once already: cannot happen
+		return schema.Manifest{}, append(diags, Diagnostic{Message: "decode validated manifest: " + err.Error()})
+	}
+	return m, diags
 }
 
 // withDefaults fills the defaults into the JSON document data where it

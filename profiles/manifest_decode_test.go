@@ -2,11 +2,15 @@ package profiles
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"cuelang.org/go/cue"
+
+	"github.com/ollm/ollm/schema"
 )
 
 // TestManifestDefaultsInStep keeps manifestDefaults, which decodeManifest
@@ -68,5 +72,43 @@ func schemaDefaults(v cue.Value, path string, regular bool, depth int, found map
 	}
 	if p := v.LookupPath(cue.MakePath(cue.AnyIndex)); p.Exists() {
 		schemaDefaults(p, join("*"), false, depth+1, found)
+	}
+}
+
+// A manifest remembered in manifestMemo is decoded afresh for each
+// caller: changing one result changes no other, and the same bytes under
+// another file name are validated again (positions name the file).
+func TestManifestMemo(t *testing.T) {
+	c, err := newCompiler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(manifestJSON("memo", `"mcpServers": {"s": {"command": "x", "args": ["a"]}}, "hooks": {"before_tool": [{"name": "h", "command": "./h.sh"}]}`))
+	first, diags := c.manifest("a/manifest.json", data, "ollm")
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	first.MCPServers["s"] = schema.MCPServer{Command: "changed"}
+	first.Hooks["before_tool"][0].Command = "changed"
+	again, _ := c.manifest("a/manifest.json", []byte(manifestJSON("memo", `"mcpServers": {"s": {"command": "x", "args": ["a"]}}, "hooks": {"before_tool": [{"name": "h", "command": "./h.sh"}]}`)), "ollm")
+	if s := again.MCPServers["s"]; again.Name != "memo" || s.Command != "x" || !s.Enabled || s.Transport != "stdio" || again.Hooks["before_tool"][0].Command != "./h.sh" {
+		t.Fatalf("remembered manifest changed by an earlier caller: %+v", again)
+	}
+
+	plain := []byte(manifestJSON("plain", "")) // nothing to fill in: validatedJSON returns these bytes
+	if m, _ := c.manifest("p/manifest.json", plain, "ollm"); m.Name != "plain" {
+		t.Fatalf("got %+v", m)
+	}
+	plain[2] = 'X' // the caller's buffer is not the memo's
+	if m, _ := c.manifest("p/manifest.json", []byte(manifestJSON("plain", "")), "ollm"); m.Name != "plain" {
+		t.Fatalf("remembered manifest changed with the caller's buffer: %+v", m)
+	}
+
+	bad := []byte("{\"name\": \"memo\", \"version\": \"1\", \"description\": \"d\",\n \"hooks\": {\"before_tool\": [{\"name\": \"h\", \"command\": \"../h.sh\"}]}}")
+	for _, file := range []string{"a/manifest.json", "b/manifest.json", "a/manifest.json"} {
+		_, diags := c.manifest(file, bad, "ollm")
+		if len(diags) != 1 || !strings.HasPrefix(diags[0].Pos, file+":2:") || !strings.Contains(diags[0].Message, "escapes the extension directory "+filepath.Dir(file)) {
+			t.Fatalf("%s: got %v, want one diagnostic at %s:2", file, diags, file)
+		}
 	}
 }
