@@ -36,13 +36,13 @@ type MarketplaceMeta struct {
 	Marketplace string `json:"marketplace,omitempty"`
 	File        string `json:"file"`  // marketplace.json, relative to the repository
 	Entry       string `json:"entry"` // the entry's name
-	Pos         string `json:"pos"`   // file:line:col of the entry
 	Strict      bool   `json:"strict"`
 	Folder      string `json:"folder"` // the plugin's folder in the repository
 	PluginJSON  bool   `json:"pluginJson"`
-	// FromEntry: the component fields the entry gave, with their
+	// FromEntry: the component fields the entry gave. (No positions:
+	// an entry that moves in marketplace.json keeps its plugin's hash.)
 	// positions in marketplace.json.
-	FromEntry map[string]string `json:"fromEntry,omitempty"`
+	FromEntry []string `json:"fromEntry,omitempty"`
 	// Skills: the skills/ folder as the skills field laid it out.
 	Skills  []MarketplaceSkill `json:"skills,omitempty"`
 	Skipped []skippedJSON      `json:"skipped,omitempty"`
@@ -246,10 +246,12 @@ func BuildMarketplacePlugin(tree string, e MarketplaceEntry) error {
 	if err != nil {
 		return err
 	}
-	meta := MarketplaceMeta{Marketplace: e.Marketplace, File: e.File, Entry: e.Name, Pos: e.Pos, Strict: e.Strict,
-		Folder: e.Plugin.Subdir, PluginJSON: hadOwn, FromEntry: e.pos}
-	if len(meta.FromEntry) == 0 {
-		meta.FromEntry = nil
+	meta := MarketplaceMeta{Marketplace: e.Marketplace, File: e.File, Entry: e.Name, Strict: e.Strict,
+		Folder: e.Plugin.Subdir, PluginJSON: hadOwn}
+	for _, f := range pluginComponents {
+		if _, ok := e.fields[f]; ok {
+			meta.FromEntry = append(meta.FromEntry, f)
+		}
 	}
 	final["name"] = mustJSON(e.Name)
 	for f, raw := range e.meta {
@@ -334,7 +336,7 @@ func checkEntryPaths(tree string, e MarketplaceEntry, f string, raw json.RawMess
 			}
 		}
 		if _, err := os.Stat(filepath.Join(tree, filepath.FromSlash(rel))); err != nil {
-			meta.Skipped = append(meta.Skipped, skippedJSON{What: f + " " + el.path, Pos: e.pos[f], Why: "the plugin's folder has no " + rel})
+			meta.Skipped = append(meta.Skipped, skippedJSON{What: f + " " + el.path, Pos: e.File, Why: "the plugin's folder has no " + rel})
 		}
 	}
 	return nil
@@ -507,12 +509,7 @@ func copyDir(src, dst string) error {
 // fromEntry reports what the marketplace entry gave the plugin.
 func (p *pluginImport) fromEntry() {
 	e := p.entry
-	var fields []string
-	for _, f := range pluginComponents {
-		if e.FromEntry[f] != "" {
-			fields = append(fields, f)
-		}
-	}
+	fields := e.FromEntry
 	as := "the plugin's definition (strict: false)"
 	if e.Strict {
 		as = "added to the plugin's own plugin.json"
@@ -530,7 +527,7 @@ func (p *pluginImport) fromEntry() {
 	if e.Folder != "" {
 		what += " (folder " + e.Folder + ")"
 	}
-	p.rep.Imported = append(p.rep.Imported, schema.ImportItem{What: what, As: as, Pos: e.Pos})
+	p.rep.Imported = append(p.rep.Imported, schema.ImportItem{What: what, As: as, Pos: e.File})
 	for _, s := range e.Skipped {
 		p.rep.Skipped = append(p.rep.Skipped, schema.ImportItem{What: s.What, Pos: s.Pos, Why: s.Why})
 	}

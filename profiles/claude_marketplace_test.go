@@ -91,7 +91,7 @@ func TestMarketplaceEntryStrictFalse(t *testing.T) {
 		t.Fatal(diags)
 	}
 	first := rep.Imported[0]
-	if first.What != "marketplace entry tidy of team (folder plugins/tidy)" || first.Pos != ".claude-plugin/marketplace.json:5:5" ||
+	if first.What != "marketplace entry tidy of team (folder plugins/tidy)" || first.Pos != ".claude-plugin/marketplace.json" ||
 		first.As != "the plugin's definition (strict: false): commands, hooks, mcpServers" {
 		t.Errorf("first item: %+v", first)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -249,7 +250,7 @@ var positional = regexp.MustCompile(`\$[1-9]`)
 // each becomes a skill named after the file.
 func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
 	roots := []string{filepath.Join(p.dir, "commands")}
-	if p.entry != nil && p.entry.FromEntry["commands"] != "" {
+	if p.entry != nil && slices.Contains(p.entry.FromEntry, "commands") {
 		roots = nil // a marketplace entry's commands replace the folder, as in Claude Code
 	}
 	roots = append(roots, p.paths(doc, "commands", raw)...)

@@ -62,13 +62,22 @@ func TestPluginSourceFromEntry(t *testing.T) {
 		t.Errorf("the marketplace file is in the plugin's tree: %v", err)
 	}
 
-	r.commit(map[string]string{".claude-plugin/marketplace.json": strings.Replace(marketJSON, `"matcher": "Bash"`, `"matcher": ""`, 1)}, "entry only")
+	// A commit that adds another entry before it moves the commit, not
+	// the hash: nothing asks for approval again.
+	sibling := strings.Replace(marketJSON, `"plugins": [`, `"plugins": [
+    {"name": "other", "source": "./plugins/other", "strict": false},`, 1)
+	c2 := r.commit(map[string]string{".claude-plugin/marketplace.json": sibling}, "sibling")
+	a.mustApply(ApplyOptions{Update: []string{"tidy"}})
+	if now := a.lock().Extensions[0]; now.Hash != got.Hash || now.Commit != c2 {
+		t.Fatalf("a sibling entry changed the hash: %+v", now)
+	}
+	r.commit(map[string]string{".claude-plugin/marketplace.json": strings.Replace(sibling, `"matcher": "Bash"`, `"matcher": ""`, 1)}, "entry only")
 	a.mustApply(ApplyOptions{})
 	if a.lock().Extensions[0].Hash != got.Hash {
 		t.Fatal("the lock moved without an update")
 	}
 	a.mustApply(ApplyOptions{Update: []string{"tidy"}})
-	if now := a.lock().Extensions[0]; now.Hash == got.Hash || now.Commit == c1 {
+	if now := a.lock().Extensions[0]; now.Hash == got.Hash || now.Commit == c2 {
 		t.Fatalf("a changed entry kept the hash: %+v", now)
 	}
 }
