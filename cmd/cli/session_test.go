@@ -508,6 +508,26 @@ func TestStartApprovalOfHooks(t *testing.T) {
 	if ph := rt.PendingHooks(); len(ph) != 1 || ph[0].Hook.Extension != "fy" {
 		t.Fatalf("pending after the answers = %+v", ph)
 	}
+
+	// /reload keeps the --ext extensions (seed 002's hot reload) and the
+	// answers: fx runs without a question, fy is still held back.
+	st, err := reloadSession(context.Background(), rt, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ext.Loaded != 2 || st.Ext.Failed != 0 {
+		t.Fatalf("reload: %s", st)
+	}
+	e.srv.Reply(llmtest.Text("ok"))
+	if _, err := s.Run(context.Background(), "after the reload"); err != nil {
+		t.Fatal(err)
+	}
+	if asked.Load() != 0 || strings.Join(e.hookLog(), " ") != "fx fx fx" {
+		t.Fatalf("after the reload: asked %d times; log %v", asked.Load(), e.hookLog())
+	}
+	if ph := rt.PendingHooks(); len(ph) != 1 || ph[0].Hook.Extension != "fy" {
+		t.Fatalf("pending after the reload = %+v", ph)
+	}
 }
 
 // `ollm --resume ID` in a terminal hands the id to the session: with no
