@@ -188,12 +188,14 @@ func medianOf(xs []float64) float64 {
 }
 
 // BenchmarkListTenPaired is what `ollm mcp list` asks of the Manager - ten
-// stdio server-everything started, initialized, tools listed, stopped the
-// one-shot way (25 ms grace, the protocol cache warm) - against ten raw
-// sessions (initialize, tools/list, kill) in the same iteration.
+// stdio server-everything started, initialized, tools listed (and
+// recorded in the tool cache), stopped the one-shot way (25 ms grace, the
+// protocol cache warm) - against ten raw sessions (initialize, tools/list,
+// kill) in the same iteration.
 func BenchmarkListTenPaired(b *testing.B) {
 	specs := tenEverything(b)
-	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond, Snapshot: true}
+	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond, Snapshot: true,
+		ToolCache: filepath.Join(b.TempDir(), "mcp-tools")}
 	manager := func() time.Duration {
 		start := time.Now()
 		m := New(specs, opts)
@@ -232,11 +234,13 @@ func BenchmarkListTenPaired(b *testing.B) {
 }
 
 // BenchmarkCallOnePaired is what `ollm mcp call` asks of the Manager - one
-// server-everything started, initialized, tools listed, echo called,
-// stopped - against one raw session (initialize, tools/call, kill).
+// server-everything started, initialized, its tools taken from the tool
+// cache (warm, as after the first call), echo called, stopped - against
+// one raw session (initialize, tools/call, kill).
 func BenchmarkCallOnePaired(b *testing.B) {
 	spec := everythingStdio(b, "ev")
-	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond, Snapshot: true}
+	opts := Options{LogDir: b.TempDir(), ProtocolCache: filepath.Join(b.TempDir(), "p.json"), StopGrace: 25 * time.Millisecond, Snapshot: true,
+		ToolCache: filepath.Join(b.TempDir(), "mcp-tools"), UseToolCache: true}
 	manager := func() time.Duration {
 		start := time.Now()
 		m := New([]Spec{spec}, opts)

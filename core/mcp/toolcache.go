@@ -47,11 +47,10 @@ type toolCache struct {
 	limit int64 // the largest file read, Options.MaxMessageBytes
 }
 
-// toolEntry is one server's file.
+// toolEntry is one server's file. It does not name the server as the
+// profile does: servers of the same identity under other names share it,
+// and an entry that differed by name would be written again by each.
 type toolEntry struct {
-	// Server is the name the entry was recorded under, for people reading
-	// the file; a server of another name with the same identity shares it.
-	Server string `json:"server"`
 	// ServerName, ServerVersion and Protocol are what the server said in
 	// initialize; the entry is used only while they stay the same.
 	ServerName    string `json:"serverName"`

@@ -181,7 +181,7 @@ func TestToolCacheKey(t *testing.T) {
 func TestToolCacheFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mcp-tools")
 	tc := newToolCache(dir, 1<<20)
-	good := &toolEntry{Server: "s", ServerName: "s", ServerVersion: "1", Protocol: "2025-06-18", Tools: []mcp.Tool{{Name: "echo"}}}
+	good := &toolEntry{ServerName: "s", ServerVersion: "1", Protocol: "2025-06-18", Tools: []mcp.Tool{{Name: "echo"}}}
 	if err := tc.store("k", good); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestToolCacheFiles(t *testing.T) {
 func TestToolCacheWritesOnlyChanges(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mcp-tools")
 	tc := newToolCache(dir, 0)
-	e := &toolEntry{Server: "s", ServerName: "s", ServerVersion: "1", Protocol: "2025-06-18", Tools: []mcp.Tool{{Name: "echo"}}}
+	e := &toolEntry{ServerName: "s", ServerVersion: "1", Protocol: "2025-06-18", Tools: []mcp.Tool{{Name: "echo"}}}
 	if err := tc.store("k", e); err != nil {
 		t.Fatal(err)
 	}

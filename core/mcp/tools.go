@@ -48,7 +48,7 @@ func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef
 		c.startupChanges.Store(c.listChanges.Load())
 	}
 	c.fromCache.Store(false)
-	m.record(s, c, list)
+	m.record(c, list)
 	return m.convertTools(s, c, list), nil
 }
 
@@ -90,11 +90,11 @@ func (m *Manager) cachedTools(c *conn) (*toolEntry, bool) {
 
 // record writes a server's list to the tool cache. A server that gave no
 // version is not recorded: nothing would tell its next version apart.
-func (m *Manager) record(s *server, c *conn, list []mcp.Tool) {
+func (m *Manager) record(c *conn, list []mcp.Tool) {
 	if c.toolKey == "" || c.info.Version == "" {
 		return
 	}
-	e := &toolEntry{Server: s.spec.Name, ServerName: c.info.Name, ServerVersion: c.info.Version, Protocol: c.protocol(),
+	e := &toolEntry{ServerName: c.info.Name, ServerVersion: c.info.Version, Protocol: c.protocol(),
 		StartupChanges: c.startupChanges.Load(), Tools: list}
 	if e.Tools == nil {
 		e.Tools = []mcp.Tool{}
