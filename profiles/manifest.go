@@ -1,7 +1,7 @@
 package profiles
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,27 +82,28 @@ func (c *compiler) manifest(file string, data []byte, format string) (schema.Man
 	if m, diags, ok := memoizedManifest(file, data, format); ok {
 		return m, diags
 	}
-	m, js, diags := c.validateManifest(file, data, format)
-	// js may be data itself, which belongs to the caller
-	manifestMemo.put(memoKey(file, data, format), memoEntry{json: bytes.Clone(js), diags: slices.Clone(diags)})
+	m, ok, diags := c.validateManifest(file, data, format)
+	e := memoEntry{diags: slices.Clone(diags)}
+	if ok {
+		e.json, _ = json.Marshal(m) // cannot fail: plain data
+	}
+	manifestMemo.put(memoKey(file, data, format), e)
 	return m, diags
 }
 
-// validateManifest validates one manifest and decodes it. It also
-// returns the manifest as JSON with the schema's defaults, what
-// decodeManifest reads, for manifestMemo. A manifest whose only fault is
-// a path leaving its directory comes with its diagnostics.
-func (c *compiler) validateManifest(file string, data []byte, format string) (schema.Manifest, []byte, []Diagnostic) {
+// validateManifest validates one manifest and decodes it; ok says it
+// decoded. A manifest whose only fault is a path leaving its directory
+// comes with its diagnostics.
+func (c *compiler) validateManifest(file string, data []byte, format string) (m schema.Manifest, ok bool, diags []Diagnostic) {
 	expr, err := cuejson.Extract(file, data)
 	if err != nil {
-		return schema.Manifest{}, nil, diagnostics(err, nil)
+		return m, false, diagnostics(err, nil)
 	}
 	def := "Manifest"
 	if format == "gemini" {
 		def = "GeminiManifest"
 	}
 	v := c.def(def).Unify(c.ctx.BuildExpr(expr))
-	var diags []Diagnostic
 	if err := v.Validate(cue.Concrete(true)); err != nil {
 		diags = diagnostics(err, userPosIn(v))
 	}
@@ -110,17 +111,12 @@ func (c *compiler) validateManifest(file string, data []byte, format string) (sc
 		diags = hookEventFields(expr, diags)
 	}
 	if len(diags) > 0 {
-		return schema.Manifest{}, nil, diags
+		return m, false, diags
 	}
-	js, err := validatedJSON(v, expr, data, format)
-	var m schema.Manifest
-	if err == nil {
-		m, err = decodeManifest(js, format)
+	if m, err = decodeValidated(v, expr, data, format); err != nil {
+		return schema.Manifest{}, false, []Diagnostic{{Pos: file, Message: "decode validated manifest: " + err.Error()}}
 	}
-	if err != nil {
-		return schema.Manifest{}, nil, []Diagnostic{{Pos: file, Message: "decode validated manifest: " + err.Error()}}
-	}
-	return m, js, checkPaths(v, m, filepath.Dir(file))
+	return m, true, checkPaths(v, m, filepath.Dir(file))
 }
 
 // checkPaths rejects manifest paths that leave the extension directory:

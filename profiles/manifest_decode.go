@@ -1,9 +1,9 @@
 package profiles
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,43 +47,120 @@ var manifestDefaults = map[string][]fieldDefault{
 	},
 }
 
-// validatedJSON is a manifest that validated as JSON for encoding/json:
-// its own bytes with the schema's defaults (manifestDefaults) filled in.
-// Asking CUE for the JSON (v.MarshalJSON) cost a quarter of a manifest's
-// validation, most of it ordering every object's fields. A manifest with
-// a key twice in one object is the exception: CUE unifies the two values
-// where encoding/json would keep the last, so its JSON comes from CUE,
-// which is what was validated.
-func validatedJSON(v cue.Value, expr ast.Expr, data []byte, format string) ([]byte, error) {
-	if hasDuplicateKeys(expr) {
-		return v.MarshalJSON()
-	}
-	return withDefaults(data, manifestDefaults[format])
-}
-
-// decodeManifest decodes what validatedJSON returned: a Gemini CLI
-// manifest is converted.
-func decodeManifest(js []byte, format string) (schema.Manifest, error) {
-	if format == "gemini" {
-		var g geminiManifest
-		err := json.Unmarshal(js, &g)
-		return g.convert(), err
+// decodeValidated decodes a manifest that validated: its own bytes with
+// encoding/json, then the schema's defaults (manifestDefaults) where it
+// leaves a field out. Asking CUE for the JSON (v.MarshalJSON) cost a
+// quarter of a manifest's validation, most of it ordering every object's
+// fields. A manifest with a key twice in one object is the exception:
+// CUE unifies the two values where encoding/json would keep the last, so
+// its JSON comes from CUE, which is what was validated.
+func decodeValidated(v cue.Value, expr ast.Expr, data []byte, format string) (schema.Manifest, error) {
+	var err error
+	dup := hasDuplicateKeys(expr)
+	if dup {
+		if data, err = v.MarshalJSON(); err != nil {
+			return schema.Manifest{}, err
+		}
 	}
 	var m schema.Manifest
-	err := json.Unmarshal(js, &m)
-	return m, err
+	target := any(&m)
+	var g geminiManifest
+	if format == "gemini" {
+		target = &g
+	}
+	if err := json.Unmarshal(data, target); err != nil {
+		return schema.Manifest{}, err
+	}
+	if !dup {
+		for _, d := range manifestDefaults[format] {
+			fillDefault(reflect.ValueOf(target).Elem(), expr, strings.Split(d.Path, "."), d.Value)
+		}
+	}
+	if format == "gemini" {
+		m = g.convert()
+	}
+	return m, nil
+}
+
+// fillDefault sets value at path in the decoded manifest rv wherever the
+// manifest's JSON (node, in step with rv) leaves the last field out.
+func fillDefault(rv reflect.Value, node ast.Expr, path []string, value any) {
+	switch rv.Kind() {
+	case reflect.Pointer:
+		if !rv.IsNil() {
+			fillDefault(rv.Elem(), node, path, value)
+		}
+	case reflect.Struct:
+		f := jsonField(rv, path[0])
+		if !f.IsValid() {
+			return
+		}
+		sub := fieldValues(node, path[0])
+		if len(path) == 1 {
+			if len(sub) == 0 {
+				f.Set(reflect.ValueOf(value).Convert(f.Type()))
+			}
+			return
+		}
+		for _, n := range sub {
+			fillDefault(f, n, path[1:], value)
+		}
+	case reflect.Map: // path[0] is "*"
+		s, ok := node.(*ast.StructLit)
+		if !ok {
+			return
+		}
+		for _, e := range s.Elts {
+			f, ok := e.(*ast.Field)
+			if !ok {
+				continue
+			}
+			name, _, _ := ast.LabelName(f.Label)
+			key := reflect.ValueOf(name)
+			elem := rv.MapIndex(key)
+			if !elem.IsValid() {
+				continue
+			}
+			cp := reflect.New(elem.Type()).Elem()
+			cp.Set(elem)
+			fillDefault(cp, f.Value, path[1:], value)
+			rv.SetMapIndex(key, cp)
+		}
+	case reflect.Slice: // path[0] is "*"
+		l, ok := node.(*ast.ListLit)
+		if !ok {
+			return
+		}
+		for i, e := range l.Elts {
+			if i < rv.Len() {
+				fillDefault(rv.Index(i), e, path[1:], value)
+			}
+		}
+	}
+}
+
+// jsonField is the field of the struct rv that encoding/json fills from
+// the key name.
+func jsonField(rv reflect.Value, name string) reflect.Value {
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
+			return rv.Field(i)
+		}
+	}
+	return reflect.Value{}
 }
 
 // manifestMemo remembers for the process what each manifest validated
 // to, keyed by its file name, format and bytes: `ollm profile apply`
 // resolves the profile up to four times, `ollm acp` and /reload again
 // after every change, and the manifests are mostly the same each time. A
-// hit costs a JSON decode instead of a CUE evaluation. The schema is
+// hit costs a JSON round trip instead of a CUE evaluation. The schema is
 // part of the binary, so an entry never goes stale.
 var manifestMemo = memo{max: 512}
 
 type memoEntry struct {
-	json  []byte // for decodeManifest; nil when the manifest is invalid
+	json  []byte // the decoded manifest as JSON; nil when it is invalid
 	diags []Diagnostic
 }
 
@@ -121,81 +198,21 @@ func (m *memo) reset() {
 }
 
 // memoizedManifest is what the manifest validated to earlier in this
-// process, if it was validated.
+// process, if it was validated: decoded afresh, so that no caller shares
+// its maps and slices with another.
 func memoizedManifest(file string, data []byte, format string) (schema.Manifest, []Diagnostic, bool) {
 	e, ok := manifestMemo.get(memoKey(file, data, format))
 	if !ok {
 		return schema.Manifest{}, nil, false
 	}
-	m, diags := decodeMemo(e.json, e.diags, format)
+	diags := slices.Clone(e.diags)
+	var m schema.Manifest
+	if e.json != nil {
+		if err := json.Unmarshal(e.json, &m); err != nil { // encoded by us: cannot happen
+			return schema.Manifest{}, nil, false
+		}
+	}
 	return m, diags, true
-}
-
-// decodeMemo decodes an entry afresh, so that no caller shares its maps
-// and slices with another.
-func decodeMemo(js []byte, diags []Diagnostic, format string) (schema.Manifest, []Diagnostic) {
-	diags = slices.Clone(diags)
-	if js == nil {
-		return schema.Manifest{}, diags
-	}
-	m, err := decodeManifest(js, format)
-	if err != nil { // decoded once already: cannot happen
-		return schema.Manifest{}, append(diags, Diagnostic{Message: "decode validated manifest: " + err.Error()})
-	}
-	return m, diags
-}
-
-// withDefaults fills the defaults into the JSON document data where it
-// leaves the fields out.
-func withDefaults(data []byte, defaults []fieldDefault) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // numbers pass through as written
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	changed := false
-	for _, d := range defaults {
-		changed = fillDefault(doc, strings.Split(d.Path, "."), d.Value) || changed
-	}
-	if !changed {
-		return data, nil
-	}
-	return json.Marshal(doc)
-}
-
-// fillDefault sets value at path in doc where an object lacks the last
-// key, and reports whether it set any.
-func fillDefault(doc any, path []string, value any) bool {
-	if len(path) == 1 {
-		obj, ok := doc.(map[string]any)
-		if !ok {
-			return false
-		}
-		if _, set := obj[path[0]]; set {
-			return false
-		}
-		obj[path[0]] = value
-		return true
-	}
-	changed := false
-	switch x := doc.(type) {
-	case map[string]any:
-		if path[0] != "*" {
-			return fillDefault(x[path[0]], path[1:], value)
-		}
-		for _, e := range x {
-			changed = fillDefault(e, path[1:], value) || changed
-		}
-	case []any:
-		if path[0] != "*" {
-			return false
-		}
-		for _, e := range x {
-			changed = fillDefault(e, path[1:], value) || changed
-		}
-	}
-	return changed
 }
 
 // hasDuplicateKeys reports an object anywhere in the JSON expression that
