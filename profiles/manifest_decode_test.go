@@ -112,3 +112,29 @@ func TestManifestMemo(t *testing.T) {
 		}
 	}
 }
+
+// Loads in several goroutines (each with its own compiler, as Load makes
+// one) share manifestMemo.
+func TestManifestMemoConcurrent(t *testing.T) {
+	data := []byte(manifestJSON("conc", `"mcpServers": {"s": {"command": "x"}}`))
+	manifestMemo.reset()
+	done := make(chan schema.Manifest)
+	for range 4 {
+		go func() {
+			c, err := newCompiler()
+			if err != nil {
+				t.Error(err)
+				done <- schema.Manifest{}
+				return
+			}
+			m, _ := c.manifest("conc/manifest.json", data, "ollm")
+			m.MCPServers["s"] = schema.MCPServer{}
+			done <- m
+		}()
+	}
+	for range 4 {
+		if m := <-done; m.Name != "conc" {
+			t.Fatalf("got %+v", m)
+		}
+	}
+}
