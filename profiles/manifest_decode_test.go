@@ -39,8 +39,8 @@ func TestManifestDefaultsInStep(t *testing.T) {
 	}
 }
 
-// schemaDefaults records the default of every regular field under v by
-// its path, "*" standing for any key or list element.
+// schemaDefaults records the default (or fixed value) of every regular
+// field under v by its path, "*" standing for any key or list element.
 func schemaDefaults(v cue.Value, path string, regular bool, depth int, found map[string]any) {
 	if depth > 10 {
 		return
@@ -51,7 +51,9 @@ func schemaDefaults(v cue.Value, path string, regular bool, depth int, found map
 		}
 		return path + "." + s
 	}
-	if d, ok := v.Default(); ok && regular {
+	// a default, or a value the schema fixes: both appear in CUE's JSON
+	// when the manifest leaves the field out
+	if d, ok := v.Default(); regular && (ok || (v.IsConcrete() && v.Kind()&(cue.StructKind|cue.ListKind) == 0)) {
 		var x any
 		if err := d.Decode(&x); err == nil {
 			found[path] = x
