@@ -87,7 +87,9 @@ func (c *compiler) manifest(file string, data []byte, format string) (schema.Man
 	if ok {
 		e.json, _ = json.Marshal(m) // cannot fail: plain data
 	}
-	manifestMemo.put(memoKey(file, data, format), e)
+	if len(data) <= memoMaxBytes {
+		manifestMemo.put(memoKey(file, data, format), e)
+	}
 	return m, diags
 }
 

@@ -97,8 +97,8 @@ func fillDefault(rv reflect.Value, node ast.Expr, path []string, value any) {
 		}
 		sub := fieldValues(node, path[0])
 		if len(path) == 1 {
-			if len(sub) == 0 {
-				f.Set(reflect.ValueOf(value).Convert(f.Type()))
+			if d := reflect.ValueOf(value); len(sub) == 0 && d.CanConvert(f.Type()) {
+				f.Set(d.Convert(f.Type()))
 			}
 			return
 		}
@@ -158,6 +158,10 @@ func jsonField(rv reflect.Value, name string) reflect.Value {
 // hit costs a JSON round trip instead of a CUE evaluation. The schema is
 // part of the binary, so an entry never goes stale.
 var manifestMemo = memo{max: 512}
+
+// memoMaxBytes is the largest manifest manifestMemo keeps (its key holds
+// the bytes); a larger one is validated each time.
+const memoMaxBytes = 256 << 10
 
 type memoEntry struct {
 	json  []byte // the decoded manifest as JSON; nil when it is invalid
