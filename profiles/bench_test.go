@@ -53,6 +53,7 @@ func BenchmarkResolve50(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		manifestMemo.reset()
+		compilers.reset()
 		if _, err := Load(o); err != nil {
 			b.Fatal(err)
 		}
@@ -137,6 +138,7 @@ func BenchmarkResolveGated(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		manifestMemo.reset()
+		compilers.reset()
 		if _, err := Load(o); err != nil {
 			b.Fatal(err)
 		}

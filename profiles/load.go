@@ -162,10 +162,11 @@ func (in *inputs) key(opts Options, t schema.Trust) string {
 // resolve evaluates CUE: the profile layers as one instance, then each
 // discovered manifest.
 func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []candidate, error) {
-	c, err := newCompiler()
+	c, err := compilers.get()
 	if err != nil {
 		return nil, nil, err
 	}
+	defer compilers.put(c)
 	b, err := builtinLayer()
 	if err != nil {
 		return nil, nil, err

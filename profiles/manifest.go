@@ -60,11 +60,12 @@ func ValidateManifest(dir string) (string, schema.Manifest, error) {
 		}
 		m, diags, ok := memoizedManifest(f.name, data, f.format)
 		if !ok {
-			c, err := newCompiler()
+			c, err := compilers.get()
 			if err != nil {
 				return f.name, schema.Manifest{}, err
 			}
 			m, diags = c.manifest(f.name, data, f.format)
+			compilers.put(c)
 		}
 		if len(diags) > 0 {
 			return f.name, m, &ManifestError{File: f.name, Diags: diags}

@@ -140,3 +140,32 @@ func TestManifestMemoConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Loads in goroutines share the kept compilers (compilers): each has one
+// to itself, and every Load sees the same extensions.
+func TestCompilersConcurrent(t *testing.T) {
+	e := newEnv(t)
+	genExtensions(t, e, 3)
+	compilers.reset()
+	errs := make(chan error)
+	for range 4 {
+		go func() {
+			for range 3 {
+				r, err := Load(e.opts())
+				if err == nil && (len(r.Extensions) != 3 || len(r.Problems) != 0) {
+					err = fmt.Errorf("loaded %d extensions, problems: %s", len(r.Extensions), problemsText(r.Problems))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
