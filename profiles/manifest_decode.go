@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -91,51 +89,61 @@ func fillDefault(rv reflect.Value, node ast.Expr, path []string, value any) {
 			fillDefault(rv.Elem(), node, path, value)
 		}
 	case reflect.Struct:
-		f := jsonField(rv, path[0])
-		if !f.IsValid() {
-			return
-		}
-		sub := fieldValues(node, path[0])
-		if len(path) == 1 {
-			if d := reflect.ValueOf(value); len(sub) == 0 && d.CanConvert(f.Type()) {
-				f.Set(d.Convert(f.Type()))
+		fillField(rv, node, path, value)
+	case reflect.Map: // path[0] is "*"
+		fillMap(rv, node, path[1:], value)
+	case reflect.Slice: // path[0] is "*"
+		if l, ok := node.(*ast.ListLit); ok {
+			for i, e := range l.Elts {
+				if i < rv.Len() {
+					fillDefault(rv.Index(i), e, path[1:], value)
+				}
 			}
-			return
 		}
+	}
+}
+
+// fillField is fillDefault for the field path[0] of a struct.
+func fillField(rv reflect.Value, node ast.Expr, path []string, value any) {
+	f := jsonField(rv, path[0])
+	if !f.IsValid() {
+		return
+	}
+	sub := fieldValues(node, path[0])
+	if len(path) > 1 {
 		for _, n := range sub {
 			fillDefault(f, n, path[1:], value)
 		}
-	case reflect.Map: // path[0] is "*"
-		s, ok := node.(*ast.StructLit)
+		return
+	}
+	if d := reflect.ValueOf(value); len(sub) == 0 && d.CanConvert(f.Type()) {
+		f.Set(d.Convert(f.Type()))
+	}
+}
+
+// fillMap is fillDefault for every value of a map, rest being the path
+// below them. Map values cannot be set in place: each is copied, filled
+// and stored again.
+func fillMap(rv reflect.Value, node ast.Expr, rest []string, value any) {
+	s, ok := node.(*ast.StructLit)
+	if !ok {
+		return
+	}
+	for _, e := range s.Elts {
+		f, ok := e.(*ast.Field)
 		if !ok {
-			return
+			continue
 		}
-		for _, e := range s.Elts {
-			f, ok := e.(*ast.Field)
-			if !ok {
-				continue
-			}
-			name, _, _ := ast.LabelName(f.Label)
-			key := reflect.ValueOf(name)
-			elem := rv.MapIndex(key)
-			if !elem.IsValid() {
-				continue
-			}
-			cp := reflect.New(elem.Type()).Elem()
-			cp.Set(elem)
-			fillDefault(cp, f.Value, path[1:], value)
-			rv.SetMapIndex(key, cp)
+		name, _, _ := ast.LabelName(f.Label)
+		key := reflect.ValueOf(name)
+		elem := rv.MapIndex(key)
+		if !elem.IsValid() {
+			continue
 		}
-	case reflect.Slice: // path[0] is "*"
-		l, ok := node.(*ast.ListLit)
-		if !ok {
-			return
-		}
-		for i, e := range l.Elts {
-			if i < rv.Len() {
-				fillDefault(rv.Index(i), e, path[1:], value)
-			}
-		}
+		cp := reflect.New(elem.Type()).Elem()
+		cp.Set(elem)
+		fillDefault(cp, f.Value, rest, value)
+		rv.SetMapIndex(key, cp)
 	}
 }
 
@@ -149,74 +157,6 @@ func jsonField(rv reflect.Value, name string) reflect.Value {
 		}
 	}
 	return reflect.Value{}
-}
-
-// manifestMemo remembers for the process what each manifest validated
-// to, keyed by its file name, format and bytes: `ollm profile apply`
-// resolves the profile up to four times, `ollm acp` and /reload again
-// after every change, and the manifests are mostly the same each time. A
-// hit costs a JSON round trip instead of a CUE evaluation. The schema is
-// part of the binary, so an entry never goes stale.
-var manifestMemo = memo{max: 512}
-
-// memoMaxBytes is the largest manifest manifestMemo keeps (its key holds
-// the bytes); a larger one is validated each time.
-const memoMaxBytes = 256 << 10
-
-type memoEntry struct {
-	json  []byte // the decoded manifest as JSON; nil when it is invalid
-	diags []Diagnostic
-}
-
-type memo struct {
-	mu      sync.Mutex
-	max     int
-	entries map[string]memoEntry
-}
-
-func memoKey(file string, data []byte, format string) string {
-	return format + "\x00" + file + "\x00" + string(data)
-}
-
-func (m *memo) get(key string) (memoEntry, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[key]
-	return e, ok
-}
-
-// put stores an entry; a full memo starts again empty.
-func (m *memo) put(key string, e memoEntry) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.entries == nil || len(m.entries) >= m.max {
-		m.entries = map[string]memoEntry{}
-	}
-	m.entries[key] = e
-}
-
-func (m *memo) reset() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.entries = nil
-}
-
-// memoizedManifest is what the manifest validated to earlier in this
-// process, if it was validated: decoded afresh, so that no caller shares
-// its maps and slices with another.
-func memoizedManifest(file string, data []byte, format string) (schema.Manifest, []Diagnostic, bool) {
-	e, ok := manifestMemo.get(memoKey(file, data, format))
-	if !ok {
-		return schema.Manifest{}, nil, false
-	}
-	diags := slices.Clone(e.diags)
-	var m schema.Manifest
-	if e.json != nil {
-		if err := json.Unmarshal(e.json, &m); err != nil { // encoded by us: cannot happen
-			return schema.Manifest{}, nil, false
-		}
-	}
-	return m, diags, true
 }
 
 // hasDuplicateKeys reports an object anywhere in the JSON expression that
