@@ -535,8 +535,14 @@ func TestOllmHomeInsideAWritableDirectory(t *testing.T) {
 			t.Errorf("read rule %s is inside a write rule", r)
 		}
 	}
-	if len(p.Read) > 100 {
-		t.Errorf("%d read rules: the writable directory's entries were listed", len(p.Read))
+	// Counted against the crowd itself, not in total: a checkout in a
+	// crowded directory (under /tmp) lists that directory's entries on
+	// the way to the box's denied ~/.ssh, as it should.
+	for _, r := range p.Read {
+		if within(r, tmp) {
+			t.Errorf("read rule %s: the writable directory's entries were listed", r)
+			break
+		}
 	}
 	cmd := exec.Command("sh", "-c", "cat "+filepath.Join(home, "tokens", "srv.json")+"; cat "+filepath.Join(tmp, "crowd-007", "mine.txt"))
 	cmd.Dir = b.ws
