@@ -90,8 +90,12 @@ func diagnostics(err error, userPos func(path []string) token.Pos) []Diagnostic 
 			}
 		}
 		d := Diagnostic{Path: strings.Join(path, "."), Message: msg}
-		if d.Path != "" && !strings.HasPrefix(msg, d.Path) {
-			d.Message = d.Path + ": " + msg
+		if strings.Contains(msg, stdioURLMarker) {
+			// cue/profile.cue's marker for a url on a stdio server.
+			d.Message = "a stdio server takes no url; remove url (and keep command), or set transport: \"http\" (streamable HTTP) or \"sse\""
+		}
+		if d.Path != "" && !strings.HasPrefix(d.Message, d.Path) {
+			d.Message = d.Path + ": " + d.Message
 		}
 		if len(user) > 0 {
 			d.Pos, d.Related = user[0], user[1:]
@@ -132,6 +136,10 @@ func diagnostics(err error, userPos func(path []string) token.Pos) []Diagnostic 
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
 }
+
+// stdioURLMarker is the value cue/profile.cue gives url on a stdio
+// server, so that a url there is a conflict CUE reports with its path.
+const stdioURLMarker = `"<no url for a stdio server>"`
 
 var conflictRE = lazyre.New(`conflicting values (.+?) and (.+?)(?: \(mismatched types .*\))?$`)
 
