@@ -134,8 +134,10 @@ var commitAllRE = regexp.MustCompile(`\bcommit\b[^;&|]*\s(-[a-zA-Z]*a[a-zA-Z]*|-
 // command commits with -a/--all. It reads the repository with go-git, not
 // the git binary: git would honour the workspace's .git/config (an
 // fsmonitor command, say), and the workspace may not be approved yet.
-// Files a command stages itself (git add x && git commit) are not known
-// before it runs and are missing.
+// Files the same command line stages first with literal `git add`
+// arguments (git add x && git commit) are included too (parseGitAdds);
+// files staged any other way before the commit (a script, a variable)
+// are not known before the command runs and are missing.
 func commitFiles(dir, cmd string) []string {
 	files := []string{}
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
@@ -151,10 +153,15 @@ func commitFiles(dir, cmd string) []string {
 		return files
 	}
 	all := commitAllRE.MatchString(cmd)
+	adds := parseGitAdds(cmd, dir)
+	top := wt.Filesystem.Root()
 	for path, fs := range st {
 		staged := fs.Staging != git.Unmodified && fs.Staging != git.Untracked
-		tracked := all && fs.Staging != git.Untracked && (fs.Worktree == git.Modified || fs.Worktree == git.Deleted)
-		if staged || tracked {
+		changed := fs.Worktree == git.Modified || fs.Worktree == git.Deleted || fs.Worktree == git.Untracked
+		isTracked := fs.Staging != git.Untracked
+		tracked := all && isTracked && (fs.Worktree == git.Modified || fs.Worktree == git.Deleted)
+		added := !adds.empty() && changed && adds.stages(filepath.Join(top, filepath.FromSlash(path)), isTracked)
+		if staged || tracked || added {
 			files = append(files, path)
 		}
 	}
