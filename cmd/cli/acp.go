@@ -84,7 +84,7 @@ func runACP(ctx context.Context, f *Factory, mode string) error {
 		return err
 	}
 	return acp.Serve(ctx, acp.Options{
-		Home: home, Mode: mode, Version: Version, Now: f.Now, Log: f.IO.ErrOut,
+		Home: home, Mode: mode, Version: Version, Now: f.Now, Log: f.IO.ErrOut, SwitchModel: switchModel,
 		NewRuntime: func(ctx context.Context, cwd string, o runtime.Options) (*runtime.Runtime, error) {
 			return f.forWorkspace(cwd).NewRuntime(ctx, o)
 		},

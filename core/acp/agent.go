@@ -42,9 +42,12 @@ type Options struct {
 	// `ollm run` does there (its current generation, trust and sandbox).
 	NewRuntime func(ctx context.Context, cwd string, o runtime.Options) (*runtime.Runtime, error)
 	// Mode is the approval mode sessions start in ("" keeps the profile's).
-	Mode    string
-	Version string
-	Now     func() time.Time
+	Mode string
+	// SwitchModel switches a session's model, as the terminal's /model
+	// NAME does; it returns what to tell the user.
+	SwitchModel func(ctx context.Context, rt *runtime.Runtime, s *agent.Session, name string) (string, error)
+	Version     string
+	Now         func() time.Time
 	// Log receives diagnostics (stderr); stdout is the protocol's.
 	Log io.Writer
 }
@@ -138,7 +141,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 		return sdk.NewSessionResponse{}, err
 	}
 	go s.advertise()
-	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modeState()}, nil
+	return sdk.NewSessionResponse{SessionId: sdk.SessionId(id), Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // LoadSession resumes a saved ollm session (any session in
@@ -149,7 +152,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	return sdk.LoadSessionResponse{Modes: s.modeState()}, nil
+	return sdk.LoadSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // ResumeSession is session/load without the replay: the editor still
@@ -159,7 +162,7 @@ func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	return sdk.ResumeSessionResponse{Modes: s.modeState()}, nil
+	return sdk.ResumeSessionResponse{Modes: s.modeState(), ConfigOptions: s.configOptions()}, nil
 }
 
 // ListSessions lists the saved sessions, the latest first, of the
@@ -224,6 +227,7 @@ func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, 
 		rt.Close()
 		return nil, err
 	}
+	s.listModels(ctx)
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()
@@ -285,9 +289,20 @@ func (a *Agent) CloseSession(ctx context.Context, p sdk.CloseSessionRequest) (sd
 	return sdk.CloseSessionResponse{}, nil
 }
 
-// SetSessionConfigOption: ollm offers no config options beyond modes.
+// SetSessionConfigOption sets the model or the approval mode (config.go)
+// and answers with every option's value.
 func (a *Agent) SetSessionConfigOption(ctx context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound("session/set_config_option")
+	if p.ValueId == nil {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "ollm's config options (model, mode) take a value id, not a boolean"})
+	}
+	s, err := a.mustSession(p.ValueId.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if err := s.setConfig(ctx, p.ValueId.ConfigId, string(p.ValueId.Value)); err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 }
 
 func (a *Agent) closeAll() {

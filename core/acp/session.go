@@ -38,6 +38,7 @@ type session struct {
 
 	mu        sync.Mutex
 	mode      policy.Mode
+	models    []string          // the provider's models, for the model option
 	calls     map[string]*call  // tool call id -> what the editor was shown
 	confirms  map[string]string // confirmation key -> tool call id
 	refused   map[string]bool   // hooks refused in this session: not asked again
@@ -140,6 +141,7 @@ func (s *session) setMode(m policy.Mode) {
 	s.mu.Unlock()
 	s.s.SetPolicy(s.rt.Policy().WithMode(m))
 	s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m), SessionUpdate: "current_mode_update"}})
+	s.configChanged()
 }
 
 // advertise sends the skills (profile, folder, extension and MCP prompt
