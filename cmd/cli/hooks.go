@@ -99,6 +99,20 @@ func settingsEnv(r *schema.Resolved, lookup func(string) (string, bool)) map[str
 	return out
 }
 
+// settingsSecrets gives each extension's sensitive setting values, which
+// its hooks' logs and failure text must not show (as the extension
+// manager keeps them in a session).
+func settingsSecrets(r *schema.Resolved, lookup func(string) (string, bool)) map[string][]string {
+	out := map[string][]string{}
+	for _, x := range r.Extensions {
+		values, _ := ext.ResolveSettings(x.Name, x.Manifest.Settings, r.Profile.Settings[x.Name], lookup)
+		if sec := ext.Secrets(values); len(sec) > 0 {
+			out[x.Name] = sec
+		}
+	}
+	return out
+}
+
 // cwd is the directory a loose hook runs in.
 func (s *hookSet) cwd(h *hooks.Hook) string {
 	if h.Dir != "" {
@@ -457,7 +471,7 @@ func testData(opts *HooksTestOptions, ev hooks.Event) (map[string]any, error) {
 // engine builds the engine a session would, without anyone to ask.
 func (s *hookSet) engine() *hooks.Engine {
 	g := s.g
-	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g, s.lookup)})
+	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g, s.lookup), ExtSecrets: settingsSecrets(g, s.lookup)})
 	opts := hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
 		LogDir:    s.home.Logs(),

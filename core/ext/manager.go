@@ -279,7 +279,7 @@ func (m *Manager) activate(ctx context.Context, e *entry) error {
 		prof.Hooks.Definitions = nil
 		prof.Extensions.Enable = nil // the manager has decided already
 		reg, probs := hooks.FromResolved(&schema.Resolved{Profile: prof, Extensions: []schema.Extension{e.ext}, Workspace: m.res.Workspace},
-			hooks.BuildOptions{Home: m.opts.Home, ExtEnv: map[string]map[string]string{name: e.env}})
+			hooks.BuildOptions{Home: m.opts.Home, ExtEnv: map[string]map[string]string{name: e.env}, ExtSecrets: map[string][]string{name: e.secrets}})
 		for _, p := range probs {
 			errs = append(errs, fmt.Errorf("extension %s: hook: %s", name, p.Message))
 		}

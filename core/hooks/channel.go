@@ -192,7 +192,9 @@ func (e *Engine) InvokeCommand(ctx context.Context, name, args string) (CommandR
 	default:
 		return r, fmt.Errorf("/%s: %s answered the unknown action %q; send one of prompt, insert, display, noop", c.Name, c.Source, r.Action)
 	}
-	r.Error, r.Display = clean(r.Error), cleanBlock(r.Display)
+	h := c.proc.h
+	r.Error, r.Display = clean(e.redact(h, r.Error)), cleanBlock(e.redact(h, r.Display))
+	r.Prompt, r.Insert = e.redact(h, r.Prompt), e.redact(h, r.Insert)
 	return r, nil
 }
 
@@ -221,7 +223,7 @@ func NewNotification(source, level, msg string, now time.Time) Notification {
 
 // notify passes a hook's notification on, labelled with its source.
 func (e *Engine) notify(h *Hook, level, msg string) {
-	n := NewNotification(source(h), level, msg, e.opts.Now())
+	n := NewNotification(source(h), level, e.redact(h, msg), e.opts.Now())
 	if n.Message == "" || e.opts.OnNotify == nil {
 		return
 	}

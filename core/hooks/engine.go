@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ollm/ollm/core/sandbox"
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -118,9 +119,11 @@ type Engine struct {
 	reg     *Registry
 	opts    Options
 	baseEnv []string
-	ctx     context.Context // lives until Close; async and persistent hooks use it
-	cancel  context.CancelFunc
-	async   sync.WaitGroup
+	// baseSecrets are the values of secret-looking variables of baseEnv.
+	baseSecrets []string
+	ctx         context.Context // lives until Close; async and persistent hooks use it
+	cancel      context.CancelFunc
+	async       sync.WaitGroup
 
 	mu       sync.Mutex
 	approved map[string]Approval // id -> approved in this process
@@ -151,8 +154,9 @@ func New(reg *Registry, opts Options) *Engine {
 	}
 	opts.Persistent = opts.Persistent.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
+	env := os.Environ()
 	return &Engine{
-		reg: reg, opts: opts, baseEnv: os.Environ(), ctx: ctx, cancel: cancel,
+		reg: reg, opts: opts, baseEnv: env, baseSecrets: secrets.FromEnv(env), ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 		commands: map[string]*Command{},
 		wrap:     sandbox.Wrap,
@@ -237,6 +241,7 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 	if h.Dialect() == DialectGemini {
 		v = geminiVerdict(ev, data, v) // Gemini's tool names and argument keys
 	}
+	v = e.redactVerdict(h, v)
 	res.Duration, res.ExitCode, res.Truncated = time.Since(start), out.ExitCode, out.Truncated
 	res.Failure, res.Error, res.Message = v.Failure, v.Detail, v.SystemMessage
 	if v.Failure != "" {

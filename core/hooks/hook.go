@@ -19,7 +19,10 @@ type Hook struct {
 	// belongs to an extension (Dir), as Claude Code runs plugin hooks.
 	InProject bool
 	Env       map[string]string // extension settings as environment variables
-	Hash      string            // content hash pinned by the lock; "" means compute it
+	// Secrets are the values of its extension's sensitive settings: cut
+	// out of its stderr log, its failure text and its messages.
+	Secrets []string
+	Hash    string // content hash pinned by the lock; "" means compute it
 	// Version is the extension manifest's version (metadata.hookVersion);
 	// "" for profile hooks.
 	Version string

@@ -27,7 +27,8 @@ func (e *Engine) openLog(h *Hook, ev Event) (io.Writer, func()) {
 		path:   LogPath(e.opts.LogDir, h.Extension),
 		header: fmt.Sprintf("--- %s hook %s event %s\n", e.opts.Now().UTC().Format(time.RFC3339), h.QualifiedName(), ev),
 	}
-	return w, w.close
+	r := newRedactingWriter(w, e.secretsOf(h))
+	return r, func() { _ = r.Close(); w.close() }
 }
 
 type lazyLog struct {

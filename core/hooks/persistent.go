@@ -71,6 +71,8 @@ type conn struct {
 	// onFrame receives the lines the process sends on its own (no id):
 	// commands, notifications, custom events (channel.go).
 	onFrame func(typ string, line []byte)
+	// closeLog flushes and closes the stderr log once the process is gone.
+	closeLog func()
 }
 
 type reply struct {
@@ -221,12 +223,20 @@ func (p *persistentProc) start() (*conn, error) {
 		inW.Close()
 		return nil, err
 	}
+	// stderr goes to the log through a redacting writer (exec copies it
+	// from a pipe; WaitDelay keeps an escaped child holding the pipe from
+	// blocking Wait).
 	logf := e.persistentLog(h)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, logf
+	var stderr *redactingWriter
+	if logf != nil {
+		stderr = newRedactingWriter(logf, e.secretsOf(h))
+		cmd.Stderr, cmd.WaitDelay = stderr, e.opts.Grace
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
 	inR.Close()
 	outW.Close()
-	if logf != nil {
+	if err != nil && logf != nil {
 		logf.Close()
 	}
 	if err != nil {
@@ -236,6 +246,9 @@ func (p *persistentProc) start() (*conn, error) {
 	}
 	c := &conn{cmd: cmd, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
 		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame}
+	if logf != nil {
+		c.closeLog = func() { _ = stderr.Close(); _ = logf.Close() }
+	}
 	go c.readLoop(outR, e.opts.MaxOutput)
 	return c, p.handshake(c)
 }
@@ -360,6 +373,9 @@ func (c *conn) readLoop(r *os.File, max int) {
 	}
 	_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
 	_ = c.cmd.Wait()
+	if c.closeLog != nil {
+		c.closeLog()
+	}
 	_ = r.Close()
 	_ = c.in.Close()
 	close(c.dead)

@@ -14,6 +14,9 @@ import (
 type BuildOptions struct {
 	Home   string                       // OLLM_HOME: the root of user-profile hooks
 	ExtEnv map[string]map[string]string // extension -> its settings as env vars
+	// ExtSecrets: extension -> the values of its sensitive settings
+	// (ext.Secrets), kept out of its hooks' logs and failure text.
+	ExtSecrets map[string][]string
 }
 
 // Register order of design.md: builtin, user, user extensions, workspace,
@@ -59,6 +62,9 @@ func FromResolved(r *schema.Resolved, o BuildOptions) (*Registry, []schema.Probl
 	}
 	for _, ext := range r.Extensions {
 		hs, ps := extensionHooks(r.Profile, ext, o.ExtEnv[ext.Name])
+		for _, h := range hs {
+			h.Secrets = o.ExtSecrets[ext.Name]
+		}
 		probs = append(probs, ps...)
 		for _, h := range hs {
 			all = append(all, ranked{rank(ext.Scope, true), h})
