@@ -19,8 +19,7 @@ type Compiler struct {
 
 // NewCompiler create Compiler Object.
 func NewCompiler() *Compiler {
-	loadDrafts() // ollm patch: see draft.go
-	return newCompiler()
+	return newCompiler() // ollm patch: upstream's drafts load on first use, see Draft.load
 }
 
 func newCompiler() *Compiler {

@@ -17,6 +17,12 @@ type Draft struct {
 	vocabPrefix   string             // prefix used for vocabulary
 	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
 	defaultVocabs []string           // names of default vocabs
+
+	// ollm patch: the metaschemas are compiled by load, on first use;
+	// allVocabs keeps its nil values (it only names the vocabularies, and
+	// is read while another draft loads), the compiled ones are here.
+	once     sync.Once
+	vocabSch map[string]*Schema
 }
 
 // String returns the specification url.
@@ -125,23 +131,29 @@ var (
 	draftLatest = Draft2020
 )
 
-// loadDrafts compiles the metaschemas of every draft, once, on the first
-// NewCompiler.
+// load compiles the draft's metaschemas, once, the first time a schema of
+// that draft is checked against them (dialect.getSchema).
 //
-// ollm patch: upstream does this in init(), which cost every process
-// linking the package ~6 ms. Every path that reads a draft's metaschemas
-// goes through a Compiler, and every Compiler comes from NewCompiler, which
-// calls this first; the compiler used here is the same as upstream's.
-var loadDrafts = sync.OnceFunc(func() {
-	c := newCompiler()
-	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
+// ollm patch: upstream compiles every draft's metaschemas in init(),
+// which cost every process linking the package ~6 ms; an earlier patch
+// moved all five drafts to the first NewCompiler, which still cost the
+// first validator of a process ~7 ms, mostly for drafts ollm never uses
+// (its tool schemas carry no $schema: draft 2020-12). A metaschema is
+// never checked against a metaschema (roots.addRoot skips json-schema.org
+// URLs), so loading one draft does not need itself; the compiler used
+// here is the same as upstream's.
+func (d *Draft) load() {
+	d.once.Do(func() {
+		c := newCompiler()
+		c.AssertFormat()
 		d.sch = c.MustCompile(d.url)
+		vocabs := make(map[string]*Schema, len(d.allVocabs))
 		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			vocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
-	}
-})
+		d.vocabSch = vocabs
+	})
+}
 
 func draftFromURL(url string) *Draft {
 	u, frag := split(url)
@@ -272,6 +284,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	d.draft.load() // ollm patch: see Draft.load
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch
@@ -279,7 +292,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSch[vocab] // ollm patch: was allVocabs
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -290,7 +303,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSch["core"] // ollm patch: was allVocabs
 		if sch == nil {
 			sch = d.draft.sch
 		}
