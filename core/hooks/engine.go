@@ -53,6 +53,12 @@ type Options struct {
 	// extension cannot register them.
 	ReservedCommand func(name string) bool
 
+	// Version is ollm's version and Model names the model the session
+	// talks to now; a persistent hook's hello carries both (seed 002's
+	// hello_ack). A nil Model sends "".
+	Version string
+	Model   func() string
+
 	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
 	// a hook fails to start (a failClosed hook blocks) instead of running
 	// unsandboxed with one warning per engine.

@@ -255,8 +255,7 @@ func (p *persistentProc) start() (*conn, error) {
 
 // handshake sends hello and waits for the process to answer it.
 func (p *persistentProc) handshake(c *conn) error {
-	hello, _ := json.Marshal(map[string]any{"type": "hello", "protocolVersion": ProtocolVersion,
-		"hookName": p.h.Name, "extension": p.h.Extension, "sessionId": p.e.opts.Session.ID})
+	hello, _ := json.Marshal(p.e.hello(p.h))
 	if err := c.writeLine(hello); err != nil {
 		p.kill(c)
 		return fmt.Errorf("persistent hook %s: send hello: %w", p.h.QualifiedName(), err)
@@ -272,6 +271,19 @@ func (p *persistentProc) handshake(c *conn) error {
 		p.kill(c)
 		return fmt.Errorf("persistent hook %s did not answer hello within %s", p.h.QualifiedName(), p.e.opts.Persistent.Handshake)
 	}
+}
+
+// hello is the first line a persistent hook reads: the protocol, who it
+// is, and what seed 002's hello_ack tells an extension about the host
+// (the project directory, the model, ollm's version).
+func (e *Engine) hello(h *Hook) map[string]any {
+	model := ""
+	if e.opts.Model != nil {
+		model = e.opts.Model()
+	}
+	return map[string]any{"type": "hello", "protocolVersion": ProtocolVersion,
+		"hookName": h.Name, "extension": h.Extension, "sessionId": e.opts.Session.ID,
+		"cwd": e.opts.Session.Cwd, "model": model, "ollmVersion": e.opts.Version}
 }
 
 func (e *Engine) persistentLog(h *Hook) *os.File {

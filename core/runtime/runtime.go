@@ -137,6 +137,8 @@ type Options struct {
 	ReservedCommand func(name string) bool
 	// Bus is the confirmation bus to use; nil makes a new one.
 	Bus *bus.Bus
+	// Version is ollm's version, told to persistent hooks in their hello.
+	Version string
 }
 
 // loaded is a profile loaded, gated and checked, before anything starts.
@@ -337,6 +339,8 @@ func (rt *Runtime) install(l *loaded) []string {
 		Session:         hooks.Session{ID: rt.SessionID, Cwd: rt.Workspace.Root, User: sessionUser(), Started: rt.started},
 		OnNotify:        rt.opts.OnNotify,
 		ReservedCommand: rt.opts.ReservedCommand,
+		Version:         rt.opts.Version,
+		Model:           func() string { m, _ := rt.Model(); return m.Name },
 		LogDir:          rt.Home.Logs(),
 		Approvals:       hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:         rt.opts.ApproveHook,
