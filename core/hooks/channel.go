@@ -112,6 +112,12 @@ func (p *persistentProc) frame(typ string, line []byte) {
 		p.e.notify(p.h, f.Level, f.Message)
 	case "emit", "custom":
 		p.e.raiseCustom(p.h, f.EventName, f.Data)
+	case "register_tool":
+		// Seed 002 lets an extension register tools over this channel;
+		// ollm takes an extension's tools from its MCP servers, which go
+		// through the same gate as every tool (decisions.md).
+		p.e.ownNotice(fmt.Sprintf("%s sent register_tool %q, which ollm does not support: an extension's tools come from its MCP servers; declare the tool in an MCP server in the extension's manifest.json (mcpServers)",
+			source(p.h), clean(f.Name)))
 	default:
 		p.e.opts.Logger.Warn("persistent hook sent an unknown frame", "hook", p.h.QualifiedName(), "type", typ)
 	}

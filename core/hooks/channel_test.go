@@ -210,3 +210,20 @@ func TestHostileExtensionCannotSpoof(t *testing.T) {
 		t.Errorf("unknown action: %v", err)
 	}
 }
+
+// TestRegisterToolIsExplained: a seed-002 extension that registers a tool
+// over the channel is told, by ollm, where tools come from instead.
+func TestRegisterToolIsExplained(t *testing.T) {
+	var got notes
+	h := &Hook{Name: "tools", Event: SessionStart, Scope: schema.ScopeUser, Extension: "weather",
+		Def: schema.Hook{Name: "tools", Command: script(t, "register_tool.py"), Persistent: true}}
+	e := newEngine(t, Options{OnNotify: got.add}, h)
+	if out := emit(t, e, SessionStart, map[string]any{}); out.Results[0].Failure != "" {
+		t.Fatalf("result = %+v", out.Results[0])
+	}
+	n := got.wait(t, "about register_tool", func(n Notification) bool { return strings.Contains(n.Message, "register_tool") })
+	want := `weather sent register_tool "weather", which ollm does not support: an extension's tools come from its MCP servers; declare the tool in an MCP server in the extension's manifest.json (mcpServers)`
+	if n.Source != "ollm" || n.Level != "warn" || n.Message != want {
+		t.Fatalf("notification = %+v", n)
+	}
+}
