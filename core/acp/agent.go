@@ -115,7 +115,8 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 			McpCapabilities:    sdk.McpCapabilities{Http: true, Sse: true},
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true}, // images.go
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
-				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}},
+				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{},
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{}}, // dirs.go
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil
@@ -136,7 +137,7 @@ func (a *Agent) clientCaps() sdk.ClientCapabilities {
 // saved session in it.
 func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
 	id := agent.NewID(a.opts.Now())
-	s, err := a.open(ctx, p.Cwd, id, nil, nil, p.McpServers)
+	s, err := a.open(ctx, p.Cwd, id, nil, nil, p.McpServers, p.AdditionalDirectories)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -148,7 +149,7 @@ func (a *Agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 // $OLLM_HOME/sessions: the TUI's, `ollm run`'s or an editor's), replaying
 // its conversation as session/update notifications first.
 func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
-	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, true)
+	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, p.AdditionalDirectories, true)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
@@ -158,7 +159,7 @@ func (a *Agent) LoadSession(ctx context.Context, p sdk.LoadSessionRequest) (sdk.
 // ResumeSession is session/load without the replay: the editor still
 // shows the conversation.
 func (a *Agent) ResumeSession(ctx context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
-	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, false)
+	s, err := a.resume(ctx, p.SessionId, p.Cwd, p.McpServers, p.AdditionalDirectories, false)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
@@ -182,7 +183,7 @@ func (a *Agent) ListSessions(ctx context.Context, p sdk.ListSessionsRequest) (sd
 	return resp, nil
 }
 
-func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, servers []sdk.McpServer, replay bool) (*session, error) {
+func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, servers []sdk.McpServer, dirs []string, replay bool) (*session, error) {
 	if a.session(string(sid)) != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", sid)})
 	}
@@ -190,7 +191,7 @@ func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, serve
 	if err != nil {
 		return nil, notFound(fmt.Sprintf("session %s: %v", sid, err))
 	}
-	s, err := a.open(ctx, cwd, id, tr, history, servers)
+	s, err := a.open(ctx, cwd, id, tr, history, servers, dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -202,16 +203,24 @@ func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, serve
 }
 
 // open builds the runtime and the agent session.
-func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, history []llm.Message, servers []sdk.McpServer) (*session, error) {
+func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, history []llm.Message, servers []sdk.McpServer, dirs []string) (*session, error) {
+	var bad error
 	if cwd == "" || !filepath.IsAbs(cwd) {
+		bad = sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q: an absolute path is required", cwd)})
+	}
+	extra, err := extraDirs(dirs)
+	if bad == nil && err != nil {
+		bad = sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	if bad != nil {
 		if tr != nil {
 			tr.Close()
 		}
-		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q: an absolute path is required", cwd)})
+		return nil, bad
 	}
 	s := &session{a: a, id: id, turn: make(chan struct{}, 1), calls: map[string]*call{}, confirms: map[string]string{}, refused: map[string]bool{},
-		editorServers: servers}
-	rt, err := a.opts.NewRuntime(ctx, cwd, runtime.Options{SessionID: id, Mode: a.opts.Mode,
+		editorServers: servers, extraDirs: extra}
+	rt, err := a.opts.NewRuntime(ctx, cwd, runtime.Options{SessionID: id, Mode: a.opts.Mode, ExtraDirs: extra,
 		ApproveHook: s.approveHook, OnNotice: s.notice, OnNotify: s.notify})
 	if err != nil {
 		if tr != nil {

@@ -35,6 +35,8 @@ type session struct {
 	// editorServers are the MCP servers of session/new (or load, resume),
 	// started at the first prompt
 	editorServers []sdk.McpServer
+	// extraDirs are the editor's additionalDirectories, resolved (dirs.go)
+	extraDirs []string
 
 	mu        sync.Mutex
 	mode      policy.Mode
@@ -149,6 +151,9 @@ func (s *session) setMode(m policy.Mode) {
 func (s *session) advertise(extra ...string) {
 	for _, w := range append(append([]string(nil), s.rt.Warnings...), extra...) {
 		s.notice("warning: " + w)
+	}
+	if t := grantedText(s.extraDirs); t != "" {
+		s.notice(t)
 	}
 	cmds := []sdk.AvailableCommand{}
 	for _, e := range s.rt.Skills.List() {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -137,6 +138,9 @@ type Options struct {
 	ReservedCommand func(name string) bool
 	// Bus is the confirmation bus to use; nil makes a new one.
 	Bus *bus.Bus
+	// ExtraDirs are directories beyond the workspace granted for this
+	// session: absolute, existing, symlinks resolved (extra_dirs.go).
+	ExtraDirs []string
 	// Version is ollm's version, told to persistent hooks in their hello.
 	Version string
 }
@@ -216,6 +220,9 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 func (rt *Runtime) load() (*loaded, error) {
 	g, err := rt.opts.Source.Load()
 	if err != nil {
+		return nil, err
+	}
+	if err := rt.checkExtraDirs(g); err != nil {
 		return nil, err
 	}
 	l := &loaded{g: g, held: g.Trust, trusted: g.Trust.Approved}
@@ -309,7 +316,7 @@ func (rt *Runtime) install(l *loaded) []string {
 	if rt.jobs == nil {
 		rt.jobs = tools.NewJobs() // kept across reloads, killed by Close
 	}
-	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: g.Profile.Tools.ExtraDirs, Tools: g.Profile.Tools,
+	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: append(slices.Clone(g.Profile.Tools.ExtraDirs), rt.opts.ExtraDirs...), Tools: g.Profile.Tools,
 		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.opts.Environ, Getenv: rt.opts.Getenv,
 		Jobs: rt.jobs, Sandbox: rt.shellPolicy(g), SandboxRequired: g.Profile.Sandbox.Required}
 	builtin := tools.Builtin(cfg)
@@ -1111,7 +1118,8 @@ func (rt *Runtime) sandboxEnv(g *schema.Resolved) sandbox.Env {
 
 // shellPolicy is the shell tool's sandbox under the profile.
 func (rt *Runtime) shellPolicy(g *schema.Resolved) *sandbox.Policy {
-	p := sandbox.Resolve(g.Profile.Sandbox.Shell, sandbox.ShellDefault, rt.sandboxEnv(g))
+	env := rt.sandboxEnv(g)
+	p := rt.extraShell(g.Profile.Sandbox.Shell, env, sandbox.Resolve(g.Profile.Sandbox.Shell, sandbox.ShellDefault, env))
 	return &p
 }
 
