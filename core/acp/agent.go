@@ -116,7 +116,8 @@ func (a *Agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true}, // images.go
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{},
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{},
-				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{}}, // dirs.go
+				AdditionalDirectories: &sdk.SessionAdditionalDirectoriesCapabilities{}, // dirs.go
+				Fork:                  &sdk.SessionForkCapabilities{}},                 // fork.go
 		},
 		AuthMethods: []sdk.AuthMethod{},
 	}, nil

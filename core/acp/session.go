@@ -69,6 +69,11 @@ func (s *session) start(tr *agent.Transcript, history []llm.Message) error {
 		if tr, err = agent.Create(s.a.opts.Home.Sessions(), s.id, s.rt.Workspace.Root, cfg.Model, s.a.opts.Now); err != nil {
 			return failure(err)
 		}
+		// A fork's transcript starts with the conversation it copies.
+		if err := tr.Append(history...); err != nil {
+			tr.Close()
+			return failure(err)
+		}
 	}
 	cfg.Transcript, cfg.History, cfg.OnEvent = tr, history, s.event
 	caps := s.a.clientCaps()
@@ -138,12 +143,17 @@ func (s *session) currentMode() policy.Mode {
 // setMode puts the session's policy in mode m; this session's "always"
 // answers stay.
 func (s *session) setMode(m policy.Mode) {
+	s.applyMode(m)
+	s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m), SessionUpdate: "current_mode_update"}})
+	s.configChanged()
+}
+
+// applyMode puts the session's policy in mode m without telling the editor.
+func (s *session) applyMode(m policy.Mode) {
 	s.mu.Lock()
 	s.mode = m
 	s.mu.Unlock()
 	s.s.SetPolicy(s.rt.Policy().WithMode(m))
-	s.update(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(m), SessionUpdate: "current_mode_update"}})
-	s.configChanged()
 }
 
 // advertise sends the skills (profile, folder, extension and MCP prompt
