@@ -99,7 +99,7 @@ func TestSeed003Fields(t *testing.T) {
 		if err != nil || st.Before(start.Add(-time.Second)) || st.After(time.Now()) {
 			t.Errorf("%s: startTime %v (%v)", in.Event, sess["startTime"], err)
 		}
-		if in.Metadata.HookVersion != "" && in.Event != hooks.BeforeTool {
+		if in.Metadata.HookVersion != "" && in.Event != "pre-tool-call" { // the seed-003 name it was declared under
 			t.Errorf("%s: hookVersion %q for a profile hook", in.Event, in.Metadata.HookVersion)
 		}
 	}
@@ -111,8 +111,14 @@ func TestSeed003Fields(t *testing.T) {
 		}
 	}
 	// metadata.hookVersion and the alias the hook was declared under.
-	if md := first(hooks.BeforeTool).Metadata; md.HookVersion != "1.2.3" || md.EventAlias != "pre-tool-call" || md.Extension != "guard" {
+	// A hook declared under a seed-003 name reads that name as its event
+	// and the data under "context" as well (decisions.md).
+	ptc := first("pre-tool-call")
+	if md := ptc.Metadata; md.HookVersion != "1.2.3" || md.EventAlias != "pre-tool-call" || md.Extension != "guard" {
 		t.Errorf("before_tool metadata = %+v", md)
+	}
+	if c, _ := ptc.Context.(map[string]any); c["tool"] != ptc.Data["tool_name"] || c["tool"] == nil {
+		t.Errorf("before_tool context = %v", ptc.Context)
 	}
 	// after_agent: prompt and metrics {duration, tokens}.
 	aa := first(hooks.AfterAgent)

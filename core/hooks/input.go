@@ -27,10 +27,17 @@ type Metadata struct {
 // Input is what an ollm-dialect hook reads on stdin. Extra carries the
 // fields earlier hooks of the same event returned beyond the known ones.
 // ID is set only for persistent hooks, to pair answers with requests.
+//
+// A hook declared under a name of seed 003 (the hook-protocol
+// specification: "pre-tool-call", "on-session-start", ...) reads that
+// specification's layout as well: Event is the name it was declared
+// under, and Context holds the event data as Data does, plus "tool" (the
+// tool's name) on tool events. Other hooks get neither.
 type Input struct {
 	ID       uint64         `json:"id,omitempty"`
 	Event    Event          `json:"event"`
 	Data     map[string]any `json:"data"`
+	Context  any            `json:"context,omitempty"` // a map; any, so an empty one is still sent
 	Extra    map[string]any `json:"extra,omitempty"`
 	Metadata Metadata       `json:"metadata"`
 }
@@ -59,12 +66,37 @@ func BuildInput(h *Hook, e Event, data, extra map[string]any, s Session, now tim
 	case DialectGemini:
 		v = withID(geminiInput(e, data, s, now), id)
 	default:
-		v = Input{ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
+		in := Input{ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
 			Timestamp: now.UTC().Format(time.RFC3339Nano), HookName: h.Name, HookVersion: h.Version,
 			EventAlias: h.alias(e), Extension: h.Extension, SessionID: s.ID, Cwd: s.Cwd, ProtocolVersion: ProtocolVersion,
 		}}
+		if spec003Names[h.Declared] {
+			in.Event, in.Context = Event(h.Declared), spec003Context(data)
+		}
+		v = in
 	}
 	return json.Marshal(v)
+}
+
+// spec003Names are the event names of seed 003, the hook-protocol
+// specification, other than "custom", which is ollm's own name too.
+var spec003Names = map[string]bool{
+	"pre-execution": true, "post-execution": true, "pre-tool-call": true, "post-tool-call": true,
+	"on-error": true, "on-file-change": true, "on-git-commit": true, "on-session-start": true,
+	"on-session-end": true, "on-context-overflow": true, "on-approval-request": true,
+}
+
+// spec003Context is the specification's context: the event data, with
+// the tool's name also under the specification's key, "tool".
+func spec003Context(data map[string]any) map[string]any {
+	c := make(map[string]any, len(data)+1)
+	for k, v := range data {
+		c[k] = v
+	}
+	if tool, ok := data["tool_name"]; ok {
+		c["tool"] = tool
+	}
+	return c
 }
 
 // alias is the name h was declared under for e, "" when it is e's own.
