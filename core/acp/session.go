@@ -373,7 +373,8 @@ func (s *session) ask(ctx context.Context, id, title, detail string, options []s
 		sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(detail))})))
 	st := sdk.ToolCallStatusPending
 	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: sdk.SessionId(s.id),
-		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Status: &st}, Options: options})
+		ToolCall: sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: &title, Status: &st,
+			Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(detail))}}, Options: options})
 	chosen := ""
 	if err == nil && resp.Outcome.Selected != nil {
 		chosen = string(resp.Outcome.Selected.OptionId)
@@ -421,9 +422,7 @@ func confirmKey(d policy.Details) string { return d.Tool + "\x00" + string(d.Par
 // confirm asks the editor about one confirmation and answers the bus.
 func (s *session) confirm(req bus.Request) {
 	d := req.Details
-	if d.Tool == bus.ElicitTool || d.Tool == bus.SampleTool {
-		_ = s.rt.Bus.Respond(bus.Response{ID: req.ID, Answer: bus.Deny,
-			Feedback: "the editor (ACP) cannot answer an MCP server's " + strings.TrimPrefix(d.Tool, "mcp/") + " request"})
+	if s.mcpRequest(req) { // mcp_requests.go
 		return
 	}
 	s.mu.Lock()
