@@ -31,9 +31,15 @@ appear as lines of the agent's message, labelled with the extension.
 Unapproved workspace hooks and servers are asked about the same way before
 the first prompt, and so are the MCP servers the editor passes (once per
 configuration when allowed always). Session modes are the approval modes
-(default, auto_edit, plan, yolo); skills are slash commands; session/list,
-session/load and session/resume reach any saved session in
-$OLLM_HOME/sessions. Images in a prompt go to a model that sees. When the
+(default, auto_edit, plan, yolo); the session's config options are the
+model (the ones the provider lists; as /model NAME) and the same approval
+mode. Skills are slash commands; session/list, session/load,
+session/resume and session/fork reach any saved session in
+$OLLM_HOME/sessions. The editor's additionalDirectories are granted to the
+file tools and the shell's sandbox (secret paths and $OLLM_HOME refused).
+An MCP server's request for a completion of the model, or for input that
+fits the permission prompt's options, is asked in the editor. Images in a
+prompt go to a model that sees. When the
 editor offers file access, read_file, write_file and edit_file go through
 it (unsaved buffers are seen, edits land in them), still through the
 policy. When the editor offers terminals, shell commands run in one (the
