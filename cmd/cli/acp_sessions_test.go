@@ -76,6 +76,24 @@ func TestACPListAndResumeSessions(t *testing.T) {
 	if _, err := conn2.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: "no-such-session", Cwd: e.ws}); err == nil {
 		t.Error("resuming an unknown session succeeded")
 	}
+	// An id that climbs out of the sessions directory is refused before
+	// anything is read or appended.
+	evil := filepath.Join(e.home, "evil.jsonl")
+	e.write(evil, `{"type":"session","id":"x"}`+"\n")
+	for _, load := range []bool{false, true} {
+		var err error
+		if load {
+			_, err = conn2.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "../evil", Cwd: e.ws, McpServers: []sdk.McpServer{}})
+		} else {
+			_, err = conn2.ResumeSession(ctx, sdk.ResumeSessionRequest{SessionId: "../evil", Cwd: e.ws})
+		}
+		if err == nil || !strings.Contains(err.Error(), "session id ../evil is not one") {
+			t.Errorf("session id ../evil (load %v): %v", load, err)
+		}
+	}
+	if b, _ := os.ReadFile(evil); string(b) != `{"type":"session","id":"x"}`+"\n" {
+		t.Errorf("a file outside the sessions directory was written: %q", b)
+	}
 }
 
 // The MCP servers the editor passes in session/new join the session once

@@ -188,6 +188,9 @@ func (a *Agent) resume(ctx context.Context, sid sdk.SessionId, cwd string, serve
 	if a.session(string(sid)) != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session %s is already open", sid)})
 	}
+	if !validID(string(sid)) {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("session id %s is not one", sid)})
+	}
 	tr, id, history, err := agent.Resume(a.opts.Home.Sessions(), string(sid), a.opts.Now)
 	if err != nil {
 		return nil, notFound(fmt.Sprintf("session %s: %v", sid, err))
