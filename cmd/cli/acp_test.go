@@ -648,11 +648,19 @@ func TestACPTypeScriptClient(t *testing.T) {
 // ready for its first prompt (runtime wired from the workspace's cached
 // generation, the agent session and its transcript created), measured
 // at the client, with no extensions and with 50 (3 hooks, 3 settings and
-// a skill each).
+// a skill each); the model list of the config options included.
 func BenchmarkACPSessionNew(b *testing.B) {
 	for _, n := range []int{0, 50} {
 		b.Run(fmt.Sprintf("extensions-%d", n), func(b *testing.B) {
 			f := benchWorkspace(b, n, 0)
+			// A fake Ollama answers the model list of the config options.
+			srv, getenv := llmtest.NewOllama(b), f.Getenv
+			f.Getenv = func(k string) string {
+				if k == "OLLAMA_HOST" {
+					return srv.URL
+				}
+				return getenv(k)
+			}
 			ws, _ := f.Getwd()
 			c := newACPClient()
 			conn := connectACP(b, f, c, false)
@@ -662,6 +670,9 @@ func BenchmarkACPSessionNew(b *testing.B) {
 				ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: ws, McpServers: []sdk.McpServer{}})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if i == 0 && len(ns.ConfigOptions) != 2 {
+					b.Fatalf("config options: %+v", ns.ConfigOptions)
 				}
 				b.StopTimer()
 				if _, err := conn.CloseSession(ctx, sdk.CloseSessionRequest{SessionId: ns.SessionId}); err != nil {
