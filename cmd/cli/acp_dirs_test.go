@@ -94,6 +94,9 @@ func TestACPAdditionalDirectories(t *testing.T) {
 	if pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("use the other directory")}); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %+v %v", pr, err)
 	}
+	if sys := e.srv.LastRequest().Messages[0]; sys.Role != "system" || !strings.Contains(sys.Content, "the user gave this session these directories; the tools may read and write them (use absolute paths): "+other+".") {
+		t.Errorf("the model was not told of the directory: %q", sys.Content)
+	}
 	var results []string
 	for _, m := range e.srv.LastRequest().Messages {
 		if m.Role == "tool" {

@@ -76,6 +76,11 @@ func (s *session) start(tr *agent.Transcript, history []llm.Message) error {
 		}
 	}
 	cfg.Transcript, cfg.History, cfg.OnEvent = tr, history, s.event
+	if len(s.extraDirs) > 0 && cfg.System != "" {
+		// A new session's model learns where else it may work.
+		cfg.System += "\n\nBesides the project, the user gave this session these directories; the tools may read and write them (use absolute paths): " +
+			strings.Join(s.extraDirs, ", ") + "."
+	}
 	caps := s.a.clientCaps()
 	if caps.Fs.ReadTextFile || caps.Fs.WriteTextFile || caps.Terminal {
 		cfg.Tools = clientTools{inner: cfg.Tools, s: s, read: caps.Fs.ReadTextFile, write: caps.Fs.WriteTextFile, term: caps.Terminal}
