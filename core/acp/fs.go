@@ -76,9 +76,17 @@ type clientTool struct {
 }
 
 // Build runs the built-in tool's own checks, then swaps the execution.
+// An edit_file the built-in tool cannot plan against the file on disk is
+// planned against the editor's buffer (unsaved changes) when it applies
+// there.
 func (t clientTool) Build(params json.RawMessage) (tool.Invocation, error) {
 	inv, err := t.Tool.Build(params)
 	if err != nil {
+		if t.Name() == "edit_file" && t.read {
+			if b, ok := t.bufferEdit(params); ok {
+				return b, nil
+			}
+		}
 		return nil, err
 	}
 	locs := inv.Locations()
@@ -162,10 +170,7 @@ func (c clientInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (to
 		return tool.Result{ForModel: msg, Display: msg, Files: []string{c.path}}, nil
 	default: // edit_file
 		var p struct {
-			Edits []struct {
-				OldText string `json:"oldText"`
-				NewText string `json:"newText"`
-			} `json:"edits"`
+			Edits []textEdit `json:"edits"`
 		}
 		if err := json.Unmarshal(c.Params(), &p); err != nil {
 			return tool.Fail(tool.ErrInvalidParams, "edit_file: %v", err), nil
@@ -174,16 +179,9 @@ func (c clientInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (to
 		if !ok {
 			return tool.Fail(tool.ErrNotFound, "%s does not exist; create it with write_file", c.rel()), nil
 		}
-		for i, e := range p.Edits {
-			switch n := strings.Count(body, e.OldText); {
-			case e.OldText == "":
-				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText is empty; to create a file use write_file", i), nil
-			case n == 0:
-				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText was not found; read the file again and copy the text exactly, including whitespace", i), nil
-			case n > 1:
-				return tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText occurs %d times; include more context so it occurs once", i, n), nil
-			}
-			body = strings.Replace(body, e.OldText, e.NewText, 1)
+		body, res := applyEdits(body, p.Edits)
+		if res != nil {
+			return *res, nil
 		}
 		if _, err := s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: sid, Path: c.path, Content: body}); err != nil {
 			return tool.Fail(tool.ErrExec, "%s: the editor could not write it: %v", c.rel(), err), nil
@@ -191,4 +189,91 @@ func (c clientInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (to
 		msg := fmt.Sprintf("Applied %d edits to %s in the editor.", len(p.Edits), c.rel())
 		return tool.Result{ForModel: msg, Display: msg, Files: []string{c.path}}, nil
 	}
+}
+
+// textEdit is one of edit_file's replacements.
+type textEdit struct {
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+}
+
+// applyEdits applies edit_file's edits to the editor's text, each oldText
+// exactly once, or says why not.
+func applyEdits(body string, edits []textEdit) (string, *tool.Result) {
+	for i, e := range edits {
+		var r tool.Result
+		switch n := strings.Count(body, e.OldText); {
+		case e.OldText == "":
+			r = tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText is empty; to create a file use write_file", i)
+		case n == 0:
+			r = tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText was not found; read the file again and copy the text exactly, including whitespace", i)
+		case n > 1:
+			r = tool.Fail(tool.ErrInvalidParams, "edits[%d]: oldText occurs %d times; include more context so it occurs once", i, n)
+		default:
+			body = strings.Replace(body, e.OldText, e.NewText, 1)
+			continue
+		}
+		return "", &r
+	}
+	return body, nil
+}
+
+// bufferEdit plans an edit_file call against the editor's buffer: the
+// parameters validated by the tool's own schema, the path checked as
+// read_file checks it (inside the workspace, symlinks included), and
+// every edit applying to the buffer. ok is false when any of that fails:
+// the built-in tool's error stands.
+func (t clientTool) bufferEdit(params json.RawMessage) (tool.Invocation, bool) {
+	v, ok := t.Tool.(interface {
+		Validate(json.RawMessage, any) (json.RawMessage, error)
+	})
+	if !ok {
+		return nil, false
+	}
+	var p struct {
+		Path  string     `json:"path"`
+		Edits []textEdit `json:"edits"`
+	}
+	raw, err := v.Validate(params, &p)
+	if err != nil {
+		return nil, false
+	}
+	rf, ok := t.s.rt.AgentTools().Get("read_file")
+	if !ok {
+		return nil, false
+	}
+	path, _ := json.Marshal(map[string]string{"path": p.Path})
+	rinv, err := rf.Build(path)
+	if err != nil || len(rinv.Locations()) != 1 || !t.s.inWorkspace(rinv.Locations()[0]) {
+		return nil, false
+	}
+	loc := rinv.Locations()[0]
+	body, ok := t.s.readCurrent(loc)
+	if !ok {
+		return nil, false
+	}
+	if _, res := applyEdits(body, p.Edits); res != nil {
+		return nil, false
+	}
+	c := clientInvocation{t: t, path: loc}
+	title := fmt.Sprintf("Edit %s (%d edits, in the editor's buffer)", c.rel(), len(p.Edits))
+	c.Invocation = bufferPlan{params: raw, title: title, path: loc}
+	return c, true
+}
+
+// bufferPlan is an edit planned against the editor's buffer; its
+// clientInvocation executes it.
+type bufferPlan struct {
+	params      json.RawMessage
+	title, path string
+}
+
+func (b bufferPlan) Params() json.RawMessage { return b.params }
+func (b bufferPlan) Description() string     { return b.title }
+func (b bufferPlan) Locations() []string     { return []string{b.path} }
+func (b bufferPlan) Confirmation() *tool.Confirmation {
+	return &tool.Confirmation{Title: b.title, Kind: tool.KindEdit, Risk: tool.RiskFor(tool.KindEdit), Locations: b.Locations(), Params: b.params}
+}
+func (b bufferPlan) Execute(context.Context, func(tool.Chunk)) (tool.Result, error) {
+	return tool.Result{}, fmt.Errorf("edit_file: a buffer plan runs through the editor")
 }
