@@ -86,12 +86,14 @@ func source(h *Hook) string {
 // frame handles one line a persistent hook sent on its own.
 func (p *persistentProc) frame(typ string, line []byte) {
 	var f struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Level       string `json:"level"`
-		Message     string `json:"message"`
-		EventName   string `json:"eventName"`
-		Data        any    `json:"data"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Level       string          `json:"level"`
+		Message     string          `json:"message"`
+		EventName   string          `json:"eventName"`
+		Data        any             `json:"data"`
+		Schema      json.RawMessage `json:"schema"`     // register_tool (seed 002)
+		Parameters  json.RawMessage `json:"parameters"` // register_tool, the name providers use
 		Commands    []struct {
 			Name        string `json:"name"`
 			Description string `json:"description"`
@@ -112,12 +114,13 @@ func (p *persistentProc) frame(typ string, line []byte) {
 		p.e.notify(p.h, f.Level, f.Message)
 	case "emit", "custom":
 		p.e.raiseCustom(p.h, f.EventName, f.Data)
+	case "ready": // seed 002's end of registrations: nothing waits for it here
 	case "register_tool":
-		// Seed 002 lets an extension register tools over this channel;
-		// ollm takes an extension's tools from its MCP servers, which go
-		// through the same gate as every tool (decisions.md).
-		p.e.ownNotice(fmt.Sprintf("%s sent register_tool %q, which ollm does not support: an extension's tools come from its MCP servers; declare the tool in an MCP server in the extension's manifest.json (mcpServers)",
-			source(p.h), clean(f.Name)))
+		schema := f.Schema
+		if len(schema) == 0 {
+			schema = f.Parameters
+		}
+		p.e.registerTool(p, f.Name, f.Description, schema)
 	default:
 		p.e.opts.Logger.Warn("persistent hook sent an unknown frame", "hook", p.h.QualifiedName(), "type", typ)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -211,19 +212,67 @@ func TestHostileExtensionCannotSpoof(t *testing.T) {
 	}
 }
 
-// TestRegisterToolIsExplained: a seed-002 extension that registers a tool
-// over the channel is told, by ollm, where tools come from instead.
-func TestRegisterToolIsExplained(t *testing.T) {
+// TestExtensionTools: a seed-002 extension registers a tool over the
+// channel; it is offered as "<extension>__<name>", checked against its
+// schema, called with tool_call and answered with tool_result; a bad name
+// and a profile hook's registration are refused with ollm's own notice.
+func TestExtensionTools(t *testing.T) {
 	var got notes
-	h := &Hook{Name: "tools", Event: SessionStart, Scope: schema.ScopeUser, Extension: "weather",
-		Def: schema.Hook{Name: "tools", Command: script(t, "register_tool.py"), Persistent: true}}
-	e := newEngine(t, Options{OnNotify: got.add}, h)
-	if out := emit(t, e, SessionStart, map[string]any{}); out.Results[0].Failure != "" {
-		t.Fatalf("result = %+v", out.Results[0])
+	h := &Hook{Name: "tools", Event: SessionStart, Scope: schema.ScopeUser, Extension: "weather.x",
+		Def: schema.Hook{Name: "tools", Command: script(t, "register_tool.py"), Persistent: true},
+		Env: map[string]string{"LOGIN": "sk-tool-secret-42"}, Secrets: []string{"sk-tool-secret-42"}}
+	loose := &Hook{Name: "loose", Event: SessionStart, Scope: schema.ScopeUser,
+		Def: schema.Hook{Name: "loose", Command: script(t, "register_tool.py"), Persistent: true}}
+	// Another extension whose name gives the same namespace.
+	twin := &Hook{Name: "twin", Event: SessionStart, Scope: schema.ScopeUser, Extension: "weather_x",
+		Def: schema.Hook{Name: "twin", Command: script(t, "register_tool.py"), Persistent: true}}
+	e := newEngine(t, Options{OnNotify: got.add}, h, loose, twin)
+	if out := emit(t, e, SessionStart, map[string]any{}); out.Results[0].Failure != "" || out.Results[1].Failure != "" {
+		t.Fatalf("results = %+v", out.Results)
 	}
-	n := got.wait(t, "about register_tool", func(n Notification) bool { return strings.Contains(n.Message, "register_tool") })
-	want := `weather sent register_tool "weather", which ollm does not support: an extension's tools come from its MCP servers; declare the tool in an MCP server in the extension's manifest.json (mcpServers)`
-	if n.Source != "ollm" || n.Level != "warn" || n.Message != want {
-		t.Fatalf("notification = %+v", n)
+	got.wait(t, "about the twin", func(n Notification) bool {
+		return n.Source == "ollm" && strings.HasPrefix(n.Message, "weather_x tried to register the tool weather_x__forecast, which weather.x/tools registered; ignored")
+	})
+	got.wait(t, "about the bad name", func(n Notification) bool {
+		return n.Source == "ollm" && strings.HasPrefix(n.Message, `weather.x tried to register the tool "bad name!"`)
+	})
+	got.wait(t, "about the profile hook", func(n Notification) bool {
+		return n.Source == "ollm" && n.Message == `loose sent register_tool "forecast", but only an extension's hook may register tools; ignored`
+	})
+	var tl tool.Tool
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if x, ok := e.Tool("weather_x__forecast"); ok {
+			tl = x
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if tl == nil || len(e.Tools()) != 1 {
+		t.Fatalf("tools = %v", e.Tools())
+	}
+	if a := tl.(tool.Annotated).Annotations(); a.Extension != "weather.x" || tl.Description() != "weather for a city" {
+		t.Errorf("annotations %+v, description %q", a, tl.Description())
+	}
+	if _, err := tl.Build(json.RawMessage(`{"town": 3}`)); err == nil || !strings.Contains(err.Error(), "city") {
+		t.Errorf("args without city: %v", err)
+	}
+	call := func(args string) tool.Result {
+		t.Helper()
+		inv, err := tl.Build(json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := inv.Execute(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if r := call(`{"city": "Berlin"}`); r.Error != nil || r.ForModel != "Berlin: 16C, fog (key [redacted])" {
+		t.Errorf("Berlin: %+v", r)
+	}
+	if r := call(`{"city": "nowhere"}`); r.Error == nil || r.ForModel != "weather_x__forecast: no such city" {
+		t.Errorf("nowhere: %+v", r)
 	}
 }

@@ -17,7 +17,7 @@
 // profiles are approved as a whole (profiles/gate.go, `ollm trust`). Every
 // hook process runs under its sandbox (Options.Sandbox, core/sandbox).
 //
-// Imports: the standard library, schema, store, core/sandbox,
+// Imports: the standard library, schema, store, core/sandbox, core/tool,
 // golang.org/x/sys/unix and golang.org/x/mod/sumdb/dirhash. Never cmd or the TUI: core reports
 // through return values, callbacks and log/slog and never prints.
 package hooks

@@ -136,6 +136,7 @@ type Engine struct {
 	dirHash  map[string]string   // extension dir -> h1 hash
 	procs    map[string]*persistentProc
 	commands map[string]*Command // slash commands persistent hooks registered
+	tools    map[string]*ExtTool // tools extensions' persistent hooks registered
 
 	wrap        func(*exec.Cmd, sandbox.Policy) error // sandbox.Wrap; tests swap it
 	unsandboxed sync.Once                             // the one warning when hooks run without a sandbox
@@ -164,8 +165,8 @@ func New(reg *Registry, opts Options) *Engine {
 	return &Engine{
 		reg: reg, opts: opts, baseEnv: env, baseSecrets: secrets.FromEnv(env), ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
-		commands: map[string]*Command{},
-		wrap:     sandbox.Wrap,
+		commands: map[string]*Command{}, tools: map[string]*ExtTool{},
+		wrap: sandbox.Wrap,
 	}
 }
 

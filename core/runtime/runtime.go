@@ -808,6 +808,11 @@ func (t runtimeTools) sources() []func() []tool.Tool {
 	for _, n := range names {
 		src = append(src, rt.approved[n].Tools)
 	}
+	// Tools extensions' persistent hooks registered come last: List keeps
+	// the first of a name, so they never take a built-in's or a server's.
+	if rt.engine != nil {
+		src = append(src, rt.engine.Tools)
+	}
 	return src
 }
 
@@ -845,6 +850,9 @@ func (t runtimeTools) Get(name string) (tool.Tool, bool) {
 		if x, ok := m.Lookup(name); ok {
 			return x, true
 		}
+	}
+	if e := rt.Hooks(); e != nil {
+		return e.Tool(name)
 	}
 	return nil, false
 }
