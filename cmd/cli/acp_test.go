@@ -588,7 +588,15 @@ func TestACPTypeScriptClient(t *testing.T) {
 		Listed      []struct {
 			ID, Title, Cwd string
 		} `json:"listed"`
-		ResumeReplayed int `json:"resumeReplayed"`
+		ResumeReplayed int      `json:"resumeReplayed"`
+		NewConfig      []string `json:"newConfig"`
+		ConfigMode     string   `json:"configMode"`
+		Fork           struct {
+			Different bool     `json:"different"`
+			Mode      string   `json:"mode"`
+			Options   []string `json:"options"`
+		} `json:"fork"`
+		ListedAfterFork int `json:"listedAfterFork"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s\n%s", err, out, stderr.String())
@@ -631,6 +639,12 @@ func TestACPTypeScriptClient(t *testing.T) {
 	}
 	if got.ResumeReplayed != 0 {
 		t.Errorf("session/resume replayed %d user messages", got.ResumeReplayed)
+	}
+	if strings.Join(got.NewConfig, ", ") != "model=test-model:latest [test-model:latest], mode=default [default auto_edit plan yolo]" {
+		t.Errorf("session/new's config options: %q", got.NewConfig)
+	}
+	if got.ConfigMode != "plan" || !got.Fork.Different || got.Fork.Mode != "plan" || strings.Join(got.Fork.Options, " ") != "model mode" || got.ListedAfterFork != 2 {
+		t.Errorf("set_config_option and fork: mode %q, fork %+v, listed after %d", got.ConfigMode, got.Fork, got.ListedAfterFork)
 	}
 	last := e.srv.LastRequest()
 	var users []string

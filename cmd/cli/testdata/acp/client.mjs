@@ -1,6 +1,7 @@
 // An editor as the official TypeScript ACP SDK's client: it starts
 // `ollm acp`, runs the session TestACPTypeScriptClient scripts the fake
-// model for (new, prompts, cancel; load; list and resume), and prints
+// model for (new, prompts, cancel; load; list and resume; a config option
+// and a fork), and prints
 // what it saw as one JSON object.
 //
 //   node client.mjs NPM_DIR OLLM WORKSPACE
@@ -13,6 +14,8 @@ import { join } from "node:path";
 const [npmDir, ollm, ws] = process.argv.slice(2);
 const require = createRequire(join(npmDir, "package.json"));
 const acp = await import(pathToFileURL(require.resolve("@agentclientprotocol/sdk")).href);
+// session/fork is in the SDK's unstable methods only.
+const unstable = await import(pathToFileURL(require.resolve("@agentclientprotocol/sdk/unstable")).href);
 
 const seen = { updates: [], permissions: [], writes: [], reads: [], stops: [], replayUsers: [], pid: 0 };
 let answers = [];
@@ -70,7 +73,9 @@ let sessionId;
   const { child, stream, app } = start();
   await app.connectWith(stream, async (ctx) => {
     await initialize(ctx);
-    ({ sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] }));
+    const created = await ctx.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+    sessionId = created.sessionId;
+    seen.newConfig = (created.configOptions || []).map((o) => `${o.id}=${o.currentValue} [${o.options.map((v) => v.value).join(" ")}]`);
     answers = ["allow_once"];
     await prompt(ctx, sessionId, "write a.txt");
     answers = ["deny"];
@@ -120,6 +125,12 @@ let sessionId;
     await ctx.request(acp.methods.agent.session.resume, { sessionId, cwd: ws });
     seen.resumeReplayed = seen.updates.slice(before).filter((u) => u.sessionUpdate === "user_message_chunk").length;
     await prompt(ctx, sessionId, "resumed");
+    // The config options and a fork, as this SDK reads them.
+    const set = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "mode", value: "plan" });
+    seen.configMode = set.configOptions.find((o) => o.id === "mode").currentValue;
+    const fork = await ctx.request(unstable.methods.agent.session.fork, { sessionId, cwd: ws });
+    seen.fork = { different: fork.sessionId !== sessionId, mode: fork.modes.currentModeId, options: fork.configOptions.map((o) => o.id) };
+    seen.listedAfterFork = (await ctx.request(acp.methods.agent.session.list, { cwd: ws })).sessions.length;
   });
   child.stdin.end();
   await new Promise((r) => child.on("exit", r));
@@ -133,6 +144,10 @@ const summary = {
   replayUsers: seen.replayUsers,
   listed: seen.listed,
   resumeReplayed: seen.resumeReplayed,
+  newConfig: seen.newConfig,
+  configMode: seen.configMode,
+  fork: seen.fork,
+  listedAfterFork: seen.listedAfterFork,
   replayText: seen.updates.slice(seen.firstCount, seen.secondCount).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join(""),
   permissions: seen.permissions,
   writes: seen.writes,
