@@ -53,17 +53,7 @@ func (a *Agent) UnstableForkSession(ctx context.Context, p sdk.UnstableForkSessi
 }
 
 // validID keeps a session id one file name in the sessions directory.
-func validID(id string) bool {
-	if id == "" || id == "." || id == ".." {
-		return false
-	}
-	for _, r := range id {
-		if r == '/' || r == '\\' || r == 0 {
-			return false
-		}
-	}
-	return true
-}
+func validID(id string) bool { return agent.ValidID(id) }
 
 // convert moves a value between the SDK's stable and unstable copies of
 // the same wire type.

@@ -54,6 +54,13 @@ func NewID(now time.Time) string {
 	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
+// ValidID reports whether id names one file in the sessions directory
+// (no separators, not . or ..), so a transcript path made from it cannot
+// leave the directory.
+func ValidID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
+}
+
 // Path is the transcript file of session id in dir.
 func Path(dir, id string) string { return filepath.Join(dir, id+".jsonl") }
 
@@ -89,6 +96,9 @@ func Resume(dir, id string, now func() time.Time) (*Transcript, string, []llm.Me
 		if id, err = Latest(dir); err != nil {
 			return nil, "", nil, err
 		}
+	}
+	if !ValidID(id) {
+		return nil, "", nil, fmt.Errorf("%q is not a session id (a session id is one name such as 20260101-120000-1a2b3c4d, the name of a file in %s without .jsonl)", id, dir)
 	}
 	msgs, err := Load(Path(dir, id))
 	if err != nil {
