@@ -463,6 +463,7 @@ func mcpCallArgs(o *MCPOptions, args []string) (server, name, params string, err
 }
 
 func mcpCallRun(o *MCPOptions, server, name, params string) error {
+	go warmValidator()
 	m, err := startMCP(o)
 	if err != nil {
 		return err
@@ -488,6 +489,12 @@ func mcpCallRun(o *MCPOptions, server, name, params string) error {
 	}
 	return nil
 }
+
+// warmValidator compiles a trivial parameter schema, so the JSON Schema
+// library compiles its metaschemas (the bulk of a process's first
+// validator, a few milliseconds) while the server starts rather than
+// after it has answered.
+func warmValidator() { _, _ = tool.NewValidator("warm-up", &tool.Schema{Type: "object"}) }
 
 // mcpCallBuild finds the tool and checks the arguments. The server's
 // tools may come from the tool cache: when the tool is missing from them

@@ -177,6 +177,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	if err != nil {
 		return nil, m.serverError(s, "starting", err)
 	}
+	pre := m.prefetch(s, c) // while the server starts
 	stage := "initialize"
 	err = c.initialize(ctx)
 	if err != nil && c.pinned != "" && refusedHandshake(err) {
@@ -201,7 +202,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 		}
 		stage = "tools/list"
 		var defs []*toolDef
-		defs, err = m.toolsAtConnect(ctx, s, c)
+		defs, err = m.toolsAtConnect(ctx, s, c, pre)
 		if err == nil {
 			return c, m.publish(s, c, defs)
 		}

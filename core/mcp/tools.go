@@ -55,29 +55,59 @@ func (m *Manager) loadTools(ctx context.Context, s *server, c *conn) ([]*toolDef
 // toolsAtConnect is a newly connected server's tools: from the tool cache
 // when the Manager may use it and the entry is for the server that
 // answered initialize, else from tools/list.
-func (m *Manager) toolsAtConnect(ctx context.Context, s *server, c *conn) ([]*toolDef, error) {
-	if e, ok := m.cachedTools(c); ok {
+func (m *Manager) toolsAtConnect(ctx context.Context, s *server, c *conn, pre *prefetched) ([]*toolDef, error) {
+	if e, ok := m.cachedTools(c, pre); ok {
 		c.startupChanges.Store(e.StartupChanges) // before fromCache: notify compares with it
 		c.fromCache.Store(true)
 		c.log.Info("tools from the tool cache; tools/list not sent", "file", c.tools.path(c.toolKey), "tools", len(e.Tools))
-		return m.convertTools(s, c, e.Tools), nil
+		m.setToolWarnings(s, c, pre.warnings)
+		return pre.defs, nil
 	}
 	return m.loadTools(ctx, s, c)
 }
 
-// cachedTools returns the tool cache's list for c when Options.UseToolCache
-// allows it and the entry matches the server's name, version and protocol
-// revision. A file that cannot be used is named in the server's log.
-func (m *Manager) cachedTools(c *conn) (*toolEntry, bool) {
-	if !m.opts.UseToolCache || c.toolKey == "" || c.client.GetServerCapabilities().Tools == nil {
+// prefetched is a tool cache entry read and converted while the server
+// starts (a node server takes hundreds of milliseconds; reading and
+// converting its entry, a few).
+type prefetched struct {
+	done     chan struct{}
+	entry    *toolEntry
+	err      error
+	defs     []*toolDef
+	warnings []string
+}
+
+// prefetch reads and converts c's tool cache entry on its own goroutine
+// when the Manager may use the cache; nil otherwise.
+func (m *Manager) prefetch(s *server, c *conn) *prefetched {
+	if !m.opts.UseToolCache || c.toolKey == "" {
+		return nil
+	}
+	p := &prefetched{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.entry, p.err = c.tools.load(c.toolKey)
+		if p.err == nil && p.entry != nil {
+			p.defs, p.warnings = m.convert(s, c, p.entry.Tools)
+		}
+	}()
+	return p
+}
+
+// cachedTools returns the tool cache's entry for c (read by prefetch) when
+// the entry matches the server's name, version and protocol revision. A
+// file that cannot be used is named in the server's log.
+func (m *Manager) cachedTools(c *conn, pre *prefetched) (*toolEntry, bool) {
+	if pre == nil {
 		return nil, false
 	}
-	e, err := c.tools.load(c.toolKey)
-	if err != nil {
-		c.log.Warn(err.Error())
+	<-pre.done
+	if pre.err != nil {
+		c.log.Warn(pre.err.Error())
 		return nil, false
 	}
-	if e == nil {
+	e := pre.entry
+	if e == nil || c.client.GetServerCapabilities().Tools == nil {
 		return nil, false
 	}
 	if e.ServerName != c.info.Name || e.ServerVersion != c.info.Version || e.Protocol != c.protocol() {
@@ -144,6 +174,14 @@ func (m *Manager) Relist(ctx context.Context, server string) bool {
 // convertTools converts a server's list. A tool whose schema is invalid
 // is skipped with a warning in the log and the status.
 func (m *Manager) convertTools(s *server, c *conn, list []mcp.Tool) []*toolDef {
+	defs, warnings := m.convert(s, c, list)
+	m.setToolWarnings(s, c, warnings)
+	return defs
+}
+
+// convert converts a server's list: its tools and the warnings for the
+// tools it skipped.
+func (m *Manager) convert(s *server, c *conn, list []mcp.Tool) ([]*toolDef, []string) {
 	var defs []*toolDef
 	var warnings []string
 	for _, t := range list {
@@ -162,11 +200,16 @@ func (m *Manager) convertTools(s *server, c *conn, list []mcp.Tool) []*toolDef {
 		}
 		defs = append(defs, def)
 	}
+	return defs, warnings
+}
+
+// setToolWarnings puts the warnings of a server's tools and its sandbox
+// into its status.
+func (m *Manager) setToolWarnings(s *server, c *conn, warnings []string) {
 	m.mu.Lock()
 	s.status.Warnings = append(c.cfg.Warnings[:len(c.cfg.Warnings):len(c.cfg.Warnings)], warnings...)
 	s.status.Sandbox = c.sandbox
 	m.mu.Unlock()
-	return defs
 }
 
 // convertTool converts one MCP tool definition.
