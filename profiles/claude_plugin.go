@@ -9,11 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -37,7 +37,7 @@ const (
 // directory by.
 const claudePluginRoot = "${CLAUDE_PLUGIN_ROOT}"
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // claudePluginJSON is the part of plugin.json ollm reads; every field may
 // be a path, a list of paths or (hooks, mcpServers) an inline object.
@@ -244,7 +244,7 @@ func (p *pluginImport) relPos(pos string) string {
 	return pos
 }
 
-var positional = regexp.MustCompile(`\$[1-9]`)
+var positional = lazyre.New(`\$[1-9]`)
 
 // commands reads commands/**/*.md (and plugin.json's commands paths):
 // each becomes a skill named after the file.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -330,7 +330,7 @@ func prefixed(p, s string) string {
 	return p + s
 }
 
-var gitCommitRE = regexp.MustCompile(`(^|[;&|(\s])git(\s+-[^\s]+(\s+[^-\s][^\s]*)?)*\s+commit\b`)
+var gitCommitRE = lazyre.New(`(^|[;&|(\s])git(\s+-[^\s]+(\s+[^-\s][^\s]*)?)*\s+commit\b`)
 
 // gitCommit reports whether a shell-like call runs `git commit`.
 func gitCommit(name string, args json.RawMessage) (string, bool) {
@@ -346,7 +346,7 @@ func gitCommit(name string, args json.RawMessage) (string, bool) {
 	return cmd, gitCommitRE.MatchString(cmd)
 }
 
-var commitMsgRE = regexp.MustCompile(`(?:-m|--message)[= ]?\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))`)
+var commitMsgRE = lazyre.New(`(?:-m|--message)[= ]?\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))`)
 
 // commitMessage is the -m message of a commit command line, if literal.
 func commitMessage(cmd string) string {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // The fields of seed 003 (the hook protocol) that every event carries or
@@ -127,7 +127,7 @@ func fileChange(path string, before map[string]bool, now time.Time) map[string]a
 }
 
 // commitAllRE matches a commit command that stages tracked changes itself.
-var commitAllRE = regexp.MustCompile(`\bcommit\b[^;&|]*\s(-[a-zA-Z]*a[a-zA-Z]*|--all)\b`)
+var commitAllRE = lazyre.New(`\bcommit\b[^;&|]*\s(-[a-zA-Z]*a[a-zA-Z]*|--all)\b`)
 
 // commitFiles are the files a commit in dir would record: the staged
 // changes, plus the tracked files changed in the work tree when the

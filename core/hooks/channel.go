@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // A persistent hook may speak first: besides answering events it can
@@ -64,7 +65,7 @@ const (
 // Notification levels.
 var levels = map[string]string{"info": "info", "success": "success", "warn": "warn", "warning": "warn", "error": "error"}
 
-var commandName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.:-]{0,63}$`)
+var commandName = lazyre.New(`^[a-z0-9][a-z0-9_.:-]{0,63}$`)
 
 // maxNoteLen caps a notification or command description.
 const maxNoteLen = 500

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // An extension's persistent hook may register tools the model can call
@@ -19,7 +19,7 @@ import (
 // confirmation). Its name is "<extension>__<name>", so it cannot take a
 // built-in's name or another extension's tool.
 
-var extToolPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
+var extToolPattern = lazyre.New(`^[A-Za-z0-9_-]{1,48}$`)
 
 // maxExtTools caps the tools one extension may register: each one is in
 // every request to the model.

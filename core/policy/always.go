@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -43,7 +44,7 @@ func (p *Policy) AlwaysAllowNarrow(d Decision) (rules []schema.PolicyRule, ok bo
 	return rules, len(rules) > 0
 }
 
-var subcommandRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+var subcommandRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
 
 // subcommand is the word after the program in a part as written, when it
 // is a plain word (not a flag, not quoted): "status" in "git status -s".

@@ -3,10 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // A prompt that mentions an MCP resource as @server:uri gets the
@@ -25,7 +25,7 @@ func (m Mention) String() string { return "@" + m.Server + ":" + m.URI }
 
 // mentionRE finds @name:rest at the start of the prompt or after a space
 // or an opening bracket; rest runs to the next space.
-var mentionRE = regexp.MustCompile(`(?:^|[\s(\[{])@([A-Za-z0-9_.-]+):(\S+)`)
+var mentionRE = lazyre.New(`(?:^|[\s(\[{])@([A-Za-z0-9_.-]+):(\S+)`)
 
 // Mentions lists the @server:uri mentions of prompt whose server is
 // known, each once, in order. An extension's server is named

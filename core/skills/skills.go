@@ -3,12 +3,12 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -253,7 +253,7 @@ func renderInstructions(s Skill, values map[string]string) (string, error) {
 			declared[a] = true
 		}
 		var missing []string
-		body = placeholder.ReplaceAllStringFunc(body, func(m string) string {
+		body = placeholder.Re().ReplaceAllStringFunc(body, func(m string) string {
 			if m == "{{" || m == "}}" {
 				return m
 			}
@@ -317,7 +317,7 @@ func Slug(name string) string {
 	return b.String()
 }
 
-var placeholder = regexp.MustCompile(`\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+var placeholder = lazyre.New(`\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 
 // Placeholders lists the distinct {name}s of a template, in order.
 func Placeholders(tmpl string) []string {
@@ -360,7 +360,7 @@ func plural(word string, names []string) string {
 func Render(tmpl string, values map[string]string) (string, error) {
 	var missing []string
 	seen := map[string]bool{}
-	out := placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+	out := placeholder.Re().ReplaceAllStringFunc(tmpl, func(m string) string {
 		switch m {
 		case "{{":
 			return "{"
