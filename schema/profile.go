@@ -54,7 +54,7 @@ type Agent struct {
 	MaxTurns int `json:"maxTurns"`
 	// ContextFiles are the names of the project instruction files read
 	// into the system prompt (none: OLLM.md, AGENTS.md, GEMINI.md,
-	// CLAUDE.md).
+	// CLAUDE.md, CLAUDE.local.md; CLAUDE.md also as .claude/CLAUDE.md).
 	ContextFiles []string `json:"contextFiles,omitempty"`
 }
 

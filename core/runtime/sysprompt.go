@@ -19,7 +19,21 @@ const maxContextFile = 64 << 10
 // profile's agent.contextFiles does not name others: ollm's own, then the
 // ones Codex and others (AGENTS.md), Gemini CLI (GEMINI.md) and Claude
 // Code (CLAUDE.md) read.
-var DefaultContextFiles = []string{"OLLM.md", "AGENTS.md", "GEMINI.md", "CLAUDE.md"}
+// Claude Code also reads CLAUDE.local.md (the user's own, usually
+// git-ignored) and .claude/CLAUDE.md in place of CLAUDE.md (claudeAlt).
+var DefaultContextFiles = []string{"OLLM.md", "AGENTS.md", "GEMINI.md", "CLAUDE.md", "CLAUDE.local.md"}
+
+// claudeAlt is where Claude Code also looks for a directory's CLAUDE.md.
+var claudeAlt = filepath.Join(".claude", "CLAUDE.md")
+
+// contextPaths are the files name stands for in dir: CLAUDE.md is also
+// .claude/CLAUDE.md, as Claude Code reads it.
+func contextPaths(dir, name string) []string {
+	if name == "CLAUDE.md" {
+		return []string{filepath.Join(dir, name), filepath.Join(dir, claudeAlt)}
+	}
+	return []string{filepath.Join(dir, name)}
+}
 
 const basePrompt = `You are ollm, a coding agent in a terminal, working in the project at %s.
 Use the tools to look before you act: read files and search before you edit,
@@ -75,23 +89,24 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 	dirs := contextDirs(p.Root)
 	for _, dir := range dirs {
 		for _, name := range names {
-			path := filepath.Join(dir, name)
-			if note := linkedOut(dirs[0], path); note != "" {
-				notes = append(notes, note)
-				continue
+			for _, path := range contextPaths(dir, name) {
+				if note := linkedOut(dirs[0], path); note != "" {
+					notes = append(notes, note)
+					continue
+				}
+				text, ok := readContext(path)
+				if !ok || !seen.add(text) {
+					continue
+				}
+				// @file imports stay inside the project: the repository's
+				// top, or the workspace outside a repository.
+				text, notes = expandImports(dirs[0], path, text, notes)
+				label, _ := filepath.Rel(dir, path)
+				if dir != p.Root {
+					label = path
+				}
+				fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n\n%s", label, text)
 			}
-			text, ok := readContext(path)
-			if !ok || !seen.add(text) {
-				continue
-			}
-			// @file imports stay inside the project: the repository's
-			// top, or the workspace outside a repository.
-			text, notes = expandImports(dirs[0], path, text, notes)
-			label := name
-			if dir != p.Root {
-				label = path
-			}
-			fmt.Fprintf(&b, "\n\n## Project instructions (%s)\n\n%s", label, text)
 		}
 	}
 	for _, x := range p.Exts {
@@ -210,10 +225,8 @@ func expandImports(boundary, path, text string, notes []string) (string, []strin
 // make ollm send a file of the user's (~/.ssh, ~/.aws) to the model. ""
 // when it is inside, or not there.
 func linkedOut(top, path string) string {
-	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return ""
-	}
+	// Through any link on the way: .claude/CLAUDE.md with .claude a link
+	// out is a plain file at the end.
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return ""

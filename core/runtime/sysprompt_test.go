@@ -102,3 +102,32 @@ func TestSystemPromptUserFiles(t *testing.T) {
 		t.Errorf("CLAUDE_CONFIG_DIR: %v", f)
 	}
 }
+
+// Claude Code's other project files: .claude/CLAUDE.md beside CLAUDE.md
+// and CLAUDE.local.md are read by default; a .claude directory linked out
+// of the project is refused, though the file at its end is a plain one.
+func TestSystemPromptClaudeLocations(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(ws, "CLAUDE.md"), "root claude")
+	write(t, filepath.Join(ws, ".claude", "CLAUDE.md"), "dot claude")
+	write(t, filepath.Join(ws, "CLAUDE.local.md"), "my local notes")
+	got, notes := systemPrompt(promptParts{Root: ws})
+	for _, want := range []string{"(CLAUDE.md)\n\nroot claude", "(.claude/CLAUDE.md)\n\ndot claude", "(CLAUDE.local.md)\n\nmy local notes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if len(notes) != 0 {
+		t.Errorf("notes %q", notes)
+	}
+
+	ws2 := t.TempDir()
+	write(t, filepath.Join(outside, "CLAUDE.md"), "PRIVATE")
+	if err := os.Symlink(outside, filepath.Join(ws2, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	got, notes = systemPrompt(promptParts{Root: ws2})
+	if strings.Contains(got, "PRIVATE") || len(notes) != 1 || !strings.Contains(notes[0], filepath.Join(ws2, ".claude", "CLAUDE.md")+" refused") {
+		t.Errorf("linked .claude: notes %q, prompt:\n%s", notes, got)
+	}
+}
