@@ -4,17 +4,18 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // samples holds every figure a benchmark run printed: benchmark name
 // (GOMAXPROCS suffix removed) -> unit -> one value per -count.
 type samples map[string]map[string][]float64
 
-var procSuffix = regexp.MustCompile(`-\d+$`)
+var procSuffix = lazyre.New(`-\d+$`)
 
 // parseBench reads `go test -bench` output into s. Lines that are not
 // benchmark results are ignored.

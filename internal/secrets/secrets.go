@@ -1,9 +1,10 @@
 package secrets
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ollm/ollm/internal/lazyre"
 )
 
 // Redacted is what replaces a secret.
@@ -86,7 +87,7 @@ func Redact(s string, secrets []string) string {
 
 // userinfo matches scheme://user:password@ up to the password; the
 // password runs to the last '@' before the host.
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#]+@`)
+var userinfo = lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#]+@`)
 
 // RedactURLs replaces the password of every URL in s that carries one:
 // scheme://user:pass@host becomes scheme://user:[redacted]@host.
