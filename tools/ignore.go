@@ -31,7 +31,7 @@ func newIgnorer(base, fallbackTop string, getenv func(string) string) *ignorer {
 	}
 	ig := &ignorer{top: top}
 	ig.patterns = append(ig.patterns, globalExcludes(getenv)...)
-	ig.patterns = append(ig.patterns, readIgnoreFile(filepath.Join(top, ".git", "info", "exclude"), nil)...)
+	ig.patterns = append(ig.patterns, ReadIgnoreFile(filepath.Join(top, ".git", "info", "exclude"), nil)...)
 	rel, err := filepath.Rel(top, base)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return &ignorer{top: base, patterns: ig.patterns}
@@ -69,7 +69,7 @@ func splitRel(rel string) []string {
 // child returns the ignorer for directory dir (parts: dir relative to top),
 // adding dir's .gitignore when it has one.
 func (ig *ignorer) child(dir string, parts []string) *ignorer {
-	ps := readIgnoreFile(filepath.Join(dir, ".gitignore"), parts)
+	ps := ReadIgnoreFile(filepath.Join(dir, ".gitignore"), parts)
 	if len(ps) == 0 {
 		return ig
 	}
@@ -92,10 +92,11 @@ func (ig *ignorer) ignored(parts []string, isDir bool) bool {
 	return false
 }
 
-// readIgnoreFile parses a gitignore file; a missing file has no patterns.
-func readIgnoreFile(path string, domain []string) []gitignore.Pattern {
+// ReadIgnoreFile parses a gitignore file with its patterns relative to
+// domain; a missing file, or one over 1 MiB, has no patterns.
+func ReadIgnoreFile(path string, domain []string) []gitignore.Pattern {
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil || len(data) > 1<<20 {
 		return nil
 	}
 	var ps []gitignore.Pattern
@@ -134,7 +135,7 @@ func globalExcludes(getenv func(string) string) []gitignore.Pattern {
 	if file == "" {
 		return nil
 	}
-	return readIgnoreFile(file, nil)
+	return ReadIgnoreFile(file, nil)
 }
 
 func excludesFileFrom(path string) string {

@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/tools"
 )
 
 // Limits of the context files found below the workspace in one session.
@@ -286,32 +285,14 @@ func (c *subContext) patterns(dir string) []gitignore.Pattern {
 	case err != nil || strings.HasPrefix(rel, ".."):
 		return nil
 	case rel == ".":
-		ps = readIgnore(filepath.Join(dir, ".git", "info", "exclude"), nil)
-		ps = append(ps, readIgnore(filepath.Join(dir, ".gitignore"), nil)...)
+		ps = tools.ReadIgnoreFile(filepath.Join(dir, ".git", "info", "exclude"), nil)
+		ps = append(ps, tools.ReadIgnoreFile(filepath.Join(dir, ".gitignore"), nil)...)
 	default:
 		parent := c.patterns(filepath.Dir(dir))
-		own := readIgnore(filepath.Join(dir, ".gitignore"), strings.Split(filepath.ToSlash(rel), "/"))
+		own := tools.ReadIgnoreFile(filepath.Join(dir, ".gitignore"), strings.Split(filepath.ToSlash(rel), "/"))
 		ps = append(append(ps, parent...), own...)
 	}
 	c.ignores[dir] = ps
-	return ps
-}
-
-// readIgnore parses one gitignore file; a missing one has no patterns.
-func readIgnore(path string, domain []string) []gitignore.Pattern {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > 1<<20 {
-		return nil
-	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, domain))
-	}
 	return ps
 }
 
