@@ -6,12 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/ollm/ollm/core/llm/llmtest"
-	"github.com/ollm/ollm/core/sandbox/sandboxtest"
 )
 
 // The editor's additionalDirectories: a directory named through a symlink
@@ -21,20 +19,7 @@ import (
 // symlink to /, a file, a missing path, ~/.ssh, the home that holds it and
 // $OLLM_HOME are refused with the reason, and no session starts.
 func TestACPAdditionalDirectories(t *testing.T) {
-	b := sandboxtest.New(t)
-	e := &sessionEnv{t: t, home: b.OllmHome, ws: b.WS, srv: llmtest.NewOllama(t), log: filepath.Join(b.Root, "hooks.log")}
-	env := map[string]string{"OLLM_HOME": b.OllmHome, "OLLAMA_HOST": e.srv.URL, "PATH": os.Getenv("PATH"), "HOME": b.Home, "TMPDIR": b.Tmp}
-	e.f = &Factory{IO: &IOStreams{In: eofReader{}, Out: &syncBuffer{}, ErrOut: &syncBuffer{}}, Getenv: func(k string) string { return env[k] },
-		Environ: func() []string {
-			var out []string
-			for k, v := range env {
-				out = append(out, k+"="+v)
-			}
-			return out
-		},
-		Getwd: func() (string, error) { return b.WS, nil }, Now: time.Now, Context: context.Background()}
-	e.write(filepath.Join(b.OllmHome, "profile.cue"), `model: name: "test-model"`+"\n")
-	e.write(filepath.Join(b.Home, ".ssh", "id_rsa"), "PRIVATE KEY\n")
+	e, b := boxSession(t, nil)
 	other := filepath.Join(b.Root, "other")
 	e.write(filepath.Join(other, "notes.txt"), "other notes\n")
 	if err := os.MkdirAll(filepath.Join(other, ".git", "hooks"), 0o755); err != nil {

@@ -215,13 +215,17 @@ func outsideTemp(t *testing.T, dir string) string {
 	return out
 }
 
-// termSession is an ACP session of ollm's in an editor that offers
-// terminals, over a sandbox test box whose home holds a private key.
-func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acpConn, sdk.SessionId) {
+// boxSession is a session environment over a sandbox test box: a home
+// holding a private key, a user profile naming the test model, the fake
+// Ollama, and exactly the environment given (plus OLLM_HOME, OLLAMA_HOST,
+// PATH, HOME and TMPDIR).
+func boxSession(t *testing.T, extra map[string]string) (*sessionEnv, *sandboxtest.Box) {
 	b := sandboxtest.New(t)
 	e := &sessionEnv{t: t, home: b.OllmHome, ws: b.WS, srv: llmtest.NewOllama(t), log: filepath.Join(b.Root, "hooks.log")}
-	env := map[string]string{"OLLM_HOME": b.OllmHome, "OLLAMA_HOST": e.srv.URL, "PATH": os.Getenv("PATH"), "HOME": b.Home,
-		"TMPDIR": b.Tmp, "OLLM_TEST_VISIBLE": "yes", "GITHUB_TOKEN": "ollm-token"}
+	env := map[string]string{"OLLM_HOME": b.OllmHome, "OLLAMA_HOST": e.srv.URL, "PATH": os.Getenv("PATH"), "HOME": b.Home, "TMPDIR": b.Tmp}
+	for k, v := range extra {
+		env[k] = v
+	}
 	e.f = &Factory{IO: &IOStreams{In: eofReader{}, Out: &syncBuffer{}, ErrOut: &syncBuffer{}}, Getenv: func(k string) string { return env[k] },
 		Environ: func() []string {
 			var out []string
@@ -233,6 +237,13 @@ func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acp
 		Getwd: func() (string, error) { return b.WS, nil }, Now: time.Now, Context: context.Background()}
 	e.write(filepath.Join(b.OllmHome, "profile.cue"), `model: name: "test-model"`+"\n")
 	e.write(filepath.Join(b.Home, ".ssh", "id_rsa"), "PRIVATE KEY\n")
+	return e, b
+}
+
+// termSession is an ACP session of ollm's in an editor that offers
+// terminals, over a sandbox test box whose home holds a private key.
+func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acpConn, sdk.SessionId) {
+	e, b := boxSession(t, map[string]string{"OLLM_TEST_VISIBLE": "yes", "GITHUB_TOKEN": "ollm-token"})
 
 	c := newTermClient()
 	conn := connectACPWith(t, e.f, c, sdk.ClientCapabilities{Terminal: true})
