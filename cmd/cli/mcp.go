@@ -71,6 +71,9 @@ type MCPOptions struct {
 	// UseToolCache: take the servers' tools from the tool cache when it
 	// is for the server that answers (mcp call): no tools/list first.
 	UseToolCache bool
+	// StopWhenReady: the command shows statuses and tools only (mcp list,
+	// mcp tools), so each server is stopped as soon as it is ready.
+	StopWhenReady bool
 
 	// problems are the profile's problems with the servers' configuration
 	// (an invalid .mcp.json), reported by mcp list.
@@ -111,7 +114,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	}
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
 		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace, Snapshot: true,
-		ToolCache: mcpToolCache(home), UseToolCache: o.UseToolCache}
+		ToolCache: mcpToolCache(home), UseToolCache: o.UseToolCache, StopWhenReady: o.StopWhenReady}
 	if o.Only != "" && !o.adHoc() {
 		opts.Only = []string{o.Only}
 		if o.OnlyToo != "" {
@@ -240,7 +243,10 @@ $OLLM_HOME/logs/mcp-<name>.log.`,
 		Example: `  ollm mcp list
   ollm mcp list --json | jq '.[] | select(.state == "failed")'`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return mcpListRun(o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.StopWhenReady = true
+			return mcpListRun(o)
+		},
 	}
 	addMCPFlags(cmd, o)
 	return cmd
@@ -315,6 +321,7 @@ the kind and risk derived from the tool's annotations, and its description.`,
 					o.OnlyToo = server[:i]
 				}
 			}
+			o.StopWhenReady = true
 			return mcpToolsRun(o, server)
 		},
 	}

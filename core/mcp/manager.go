@@ -77,6 +77,12 @@ type Options struct {
 	// (server-everything sends three right after initialize; re-listing
 	// costs each node server 5-20 ms of CPU while the others start).
 	Snapshot bool
+	// StopWhenReady: the command needs each server's status and tools
+	// only (`ollm mcp list`, `ollm mcp tools`), so a server is stopped as
+	// soon as it is ready, while the others still start, rather than all
+	// together at Close. It keeps the status it reached (ready, with its
+	// tools); calling its tools fails as for a stopped server.
+	StopWhenReady bool
 	// Only, when not empty, names the servers to run: the others are
 	// neither started nor listed, so a command about one server does not
 	// wait for the rest.
