@@ -282,9 +282,11 @@ func (c *conn) initialize(ctx context.Context) error {
 	req := mcp.InitializeRequest{}
 	req.Params.ClientInfo = mcp.Implementation{Name: "ollm", Version: c.opts.clientVersion()}
 	if c.answersRequests() {
+		// A server's roots are fixed for the Manager's life, so ollm never
+		// sends notifications/roots/list_changed and does not declare it.
 		req.Params.Capabilities.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
-		}{ListChanged: true}
+		}{}
 		req.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{}
 		if c.opts.Sample != nil {
 			req.Params.Capabilities.Sampling = &mcp.SamplingCapability{}

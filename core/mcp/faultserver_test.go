@@ -128,6 +128,11 @@ func (s *faultSrv) handle(m rpcMsg) {
 			s.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found: " + m.Method}})
 		}
 	case "initialize":
+		var p struct {
+			Capabilities json.RawMessage `json:"capabilities"`
+		}
+		json.Unmarshal(m.Params, &p)
+		s.note("capabilities " + string(p.Capabilities))
 		if s.mode == "noinit" {
 			return
 		}

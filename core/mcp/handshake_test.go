@@ -205,3 +205,30 @@ func TestProtocolCacheLearnsEOF(t *testing.T) {
 		}
 	}
 }
+
+// The roots capability is offered without listChanged: a server's roots
+// are fixed for the Manager's life, so ollm never sends
+// notifications/roots/list_changed and must not promise it.
+func TestRootsOfferedWithoutListChanged(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record")
+	m := startManager(t, []Spec{faultSpec(t, "f", "normal", "OLLM_MCP_FAULT_RECORD="+record)}, Options{Roots: []string{t.TempDir()}})
+	m.Close()
+	var caps []string
+	for _, line := range strings.Split(readFile(record), "\n") {
+		if c, ok := strings.CutPrefix(line, "capabilities "); ok {
+			caps = append(caps, c)
+		}
+	}
+	if len(caps) != 1 {
+		t.Fatalf("initialize capabilities %q", caps)
+	}
+	var c struct {
+		Roots *map[string]any `json:"roots"`
+	}
+	if err := json.Unmarshal([]byte(caps[0]), &c); err != nil || c.Roots == nil {
+		t.Fatalf("no roots capability in %s (%v)", caps[0], err)
+	}
+	if lc, ok := (*c.Roots)["listChanged"]; ok && lc != false {
+		t.Errorf("roots capability %s promises listChanged", caps[0])
+	}
+}
