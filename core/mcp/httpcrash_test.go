@@ -141,6 +141,12 @@ func TestEverythingHTTPKilled(t *testing.T) {
 	if stderr.Len() > 0 {
 		t.Errorf("mcp-go logged to the default logger: %s", stderr)
 	}
+	// Close ends the session with a DELETE, which nothing answers: mcp-go
+	// logs that, and the line is in the server's log file.
+	if log := readFile(filepath.Join(logs, "mcp-ev.log")); !strings.Contains(log, `msg="failed to send close request"`) ||
+		!strings.Contains(log, "server=ev") {
+		t.Errorf("mcp-go's line is not in the server's log file:\n%s", log)
+	}
 }
 
 // waitListening waits until something accepts connections at addr.
