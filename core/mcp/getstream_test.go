@@ -3,6 +3,7 @@ package mcp
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -161,5 +163,115 @@ func TestSSEReader(t *testing.T) {
 	want := []string{"1|message|{\"a\":\n1}", "2||x", "||y", "3||", "||last"}
 	if strings.Join(got, ";") != strings.Join(want, ";") || r.retry != 50*time.Millisecond {
 		t.Errorf("got %q retry %v, want %q", got, r.retry, want)
+	}
+}
+
+// streamServer is a streamable HTTP server (2025-06-18) whose GET stream
+// sends one event, with a retry field when retry is set, and ends. Its
+// first GET is held until hold is closed, when hold is set; ended is
+// closed when the first stream has ended.
+type streamServer struct {
+	retry string
+	hold  chan struct{}
+	ended chan struct{}
+	once  sync.Once
+
+	mu   sync.Mutex
+	gets []string // Last-Event-ID of each GET
+}
+
+func (s *streamServer) start(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet:
+			s.mu.Lock()
+			s.gets = append(s.gets, r.Header.Get("Last-Event-ID"))
+			n := len(s.gets)
+			s.mu.Unlock()
+			if n == 1 && s.hold != nil {
+				select {
+				case <-s.hold:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			if s.retry != "" {
+				io.WriteString(w, "retry: "+s.retry+"\n")
+			}
+			io.WriteString(w, "id: "+strconv.Itoa(n)+"\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"stream "+strconv.Itoa(n)+"\"}}\n\n")
+			w.(http.Flusher).Flush()
+			if n == 1 {
+				defer s.once.Do(func() { close(s.ended) })
+			}
+			return // the stream ends
+		case http.MethodPost:
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		var m rpcMsg
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &m)
+		if len(m.ID) == 0 {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		reply := map[string]any{"jsonrpc": "2.0", "id": m.ID}
+		switch m.Method {
+		case "initialize":
+			reply["result"] = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "stream", "version": "1"}}
+		case "tools/list":
+			reply["result"] = map[string]any{"tools": []any{}}
+		default:
+			reply["error"] = map[string]any{"code": -32601, "message": "method not found: " + m.Method}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(reply)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+func (s *streamServer) getsSeen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.gets...)
+}
+
+// The GET stream is opened again after the delay the server's retry field
+// asks for, not the default second. Two servers in one Manager: "slow"
+// ends its first stream with retry 10 minutes; "fast" sends no retry
+// field (the default, one second) and starts its first stream only after
+// slow's has ended. Once fast has reconnected twice (two default delays
+// after slow's stream ended), slow must not have reconnected yet. No
+// clock is read: fast's reconnections are the measure.
+func TestGetStreamHonoursRetry(t *testing.T) {
+	slow := &streamServer{retry: "600000", ended: make(chan struct{})}
+	fast := &streamServer{hold: slow.ended, ended: make(chan struct{})}
+	slowURL, fastURL := slow.start(t), fast.start(t)
+	m := startManager(t, []Spec{
+		{Name: "slow", Config: Config{Transport: TransportHTTP, URL: slowURL, Enabled: true}},
+		{Name: "fast", Config: Config{Transport: TransportHTTP, URL: fastURL, Enabled: true}},
+	}, Options{})
+	for _, st := range m.Status() {
+		if st.State != StateReady || st.Protocol != "2025-06-18" {
+			t.Fatalf("%+v", st)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Minute) // only a bound for failing, never reached when it works
+	for len(fast.getsSeen()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("fast never reconnected twice: GETs %q", fast.getsSeen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if gets := slow.getsSeen(); len(gets) != 1 {
+		t.Errorf("slow (retry: 600000) reconnected while fast (no retry field) reconnected twice: slow's GETs %q", gets)
+	}
+	if gets := fast.getsSeen(); strings.Join(gets[:3], ",") != ",1,2" {
+		t.Errorf("fast's GETs carried Last-Event-ID %q, want \"\", \"1\", \"2\"", gets)
 	}
 }
