@@ -232,3 +232,30 @@ func TestRootsOfferedWithoutListChanged(t *testing.T) {
 		t.Errorf("roots capability %s promises listChanged", caps[0])
 	}
 }
+
+// The protocol cache over streamable HTTP: server-everything behind a
+// proxy that records every message. The first connection probes with
+// server/discover and falls back to initialize; the second, the revision
+// known, starts with initialize and never sends server/discover.
+func TestProtocolCacheHTTP(t *testing.T) {
+	p := newRecordingProxy(t, startEverythingHTTP(t, "streamableHttp"))
+	spec := Spec{Name: "ev", Config: Config{Transport: TransportHTTP, URL: p.URL + "/mcp", Enabled: true}}
+	cache := filepath.Join(t.TempDir(), "protocols.json")
+	for i := 0; i < 2; i++ {
+		m := startManager(t, []Spec{spec}, Options{ProtocolCache: cache})
+		if st := m.Status()[0]; st.State != StateReady || st.Protocol != "2025-11-25" || st.Tools == 0 {
+			t.Fatalf("connection %d: status %+v", i, st)
+		}
+		m.Close()
+		got := methodsOf(p.take())
+		switch {
+		case i == 0 && !strings.HasPrefix(got, "server/discover initialize "):
+			t.Fatalf("first connection: methods %q", got)
+		case i == 1 && (!strings.HasPrefix(got, "initialize ") || strings.Contains(got, "server/discover")):
+			t.Fatalf("second connection probed again: methods %q", got)
+		}
+		if c := readFile(cache); !strings.Contains(c, `"protocol": "2025-11-25"`) || !strings.Contains(c, `"server": "ev"`) {
+			t.Fatalf("connection %d: cache %q", i, c)
+		}
+	}
+}
