@@ -20,7 +20,7 @@ type recordingProxy struct {
 	URL string // the proxy's origin
 
 	mu   sync.Mutex
-	msgs []proxied
+	msgs []*proxied
 }
 
 // proxied is one POSTed message and what the server answered.
@@ -47,11 +47,13 @@ func newRecordingProxy(t *testing.T, upstream string) *recordingProxy {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var m rpcMsg
 		json.Unmarshal(body, &m)
-		tw := &teeWriter{ResponseWriter: w}
-		rp.ServeHTTP(tw, r)
+		// The message is recorded before it goes on, and the answer as it
+		// passes, so the client cannot have read more than is recorded.
 		p.mu.Lock()
-		p.msgs = append(p.msgs, proxied{Method: m.Method, Params: m.Params, Answer: tw.buf.String()})
+		rec := &proxied{Method: m.Method, Params: m.Params}
+		p.msgs = append(p.msgs, rec)
 		p.mu.Unlock()
+		rp.ServeHTTP(&teeWriter{ResponseWriter: w, p: p, rec: rec}, r)
 	}))
 	t.Cleanup(srv.Close)
 	p.URL = srv.URL
@@ -60,10 +62,10 @@ func newRecordingProxy(t *testing.T, upstream string) *recordingProxy {
 
 // take returns the messages recorded since the last take.
 func (p *recordingProxy) take() []proxied {
+	out := p.seen()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := p.msgs
-	p.msgs = nil
+	p.msgs = p.msgs[len(out):]
+	p.mu.Unlock()
 	return out
 }
 
@@ -71,7 +73,11 @@ func (p *recordingProxy) take() []proxied {
 func (p *recordingProxy) seen() []proxied {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]proxied(nil), p.msgs...)
+	out := make([]proxied, len(p.msgs))
+	for i, m := range p.msgs {
+		out[i] = *m
+	}
+	return out
 }
 
 func methodsOf(msgs []proxied) string {
@@ -82,14 +88,17 @@ func methodsOf(msgs []proxied) string {
 	return strings.Join(out, " ")
 }
 
-// teeWriter keeps a copy of what is written through it.
+// teeWriter adds what is written through it to a recorded answer first.
 type teeWriter struct {
 	http.ResponseWriter
-	buf bytes.Buffer
+	p   *recordingProxy
+	rec *proxied
 }
 
 func (w *teeWriter) Write(b []byte) (int, error) {
-	w.buf.Write(b)
+	w.p.mu.Lock()
+	w.rec.Answer += string(b)
+	w.p.mu.Unlock()
 	return w.ResponseWriter.Write(b)
 }
 
