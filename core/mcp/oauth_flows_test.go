@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,5 +261,67 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 	}
 	if reg, _, _, _ := as.Counts(); reg != 0 {
 		t.Errorf("%d registrations", reg)
+	}
+}
+
+// A 401 that names no resource_metadata: the client finds the protected
+// resource metadata at the RFC 9728 well-known URI, path-aware first
+// (/.well-known/oauth-protected-resource/mcp), then at the root. Login
+// works with the metadata at either, in that order, and so does a
+// refresh (the server refuses the token; discovery runs again).
+func TestOAuthResourceMetadataWellKnown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		root bool
+		want string // the well-known paths asked for at login
+	}{
+		{"path-aware", false, "/.well-known/oauth-protected-resource/mcp"},
+		{"root", true, "/.well-known/oauth-protected-resource/mcp /.well-known/oauth-protected-resource"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := mcptest.NewAuthServer(t)
+			var mu sync.Mutex
+			var asked []string
+			u := mcptest.StartServer(t, as, mcptest.ServerOptions{UnnamedResourceMetadata: true, ResourceMetadataAtRoot: tc.root,
+				OnRequest: func(r *http.Request) {
+					if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+						mu.Lock()
+						asked = append(asked, r.URL.Path)
+						mu.Unlock()
+					}
+				}})
+			wellKnown := func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				s := strings.Join(asked, " ")
+				asked = nil
+				return s
+			}
+			tokens := t.TempDir()
+			b, err := login(t, secureSpec(u), tokens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b.Opened()) != 1 || !strings.HasPrefix(b.Opened()[0], as.Issuer()+"/authorize?") {
+				t.Errorf("opened %q", b.Opened())
+			}
+			if got := wellKnown(); got != tc.want {
+				t.Errorf("well-known paths asked at login: %q, want %q", got, tc.want)
+			}
+			m := startManager(t, []Spec{secureSpec(u)}, Options{TokenDir: tokens})
+			if st := statusOf(m, "secure"); st.State != StateReady {
+				t.Fatalf("%+v", st)
+			}
+			as.RevokeAccess() // a 401 on the next call: refresh
+			if res := run(t, mustLookup(t, m, "echo"), `{"text":"refreshed"}`, nil); res.ForModel != "refreshed" {
+				t.Fatalf("after a 401: %+v", res)
+			}
+			if _, _, refr, _ := as.Counts(); refr != 1 {
+				t.Errorf("refreshes %d, want 1", refr)
+			}
+			if got := wellKnown(); got != tc.want {
+				t.Errorf("well-known paths asked at the refresh: %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

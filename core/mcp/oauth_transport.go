@@ -242,6 +242,9 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 // saving into file. Discovery starts from the server's URL, or the
 // protected resource metadata URL the server named.
 func newOAuthHandler(rec tokenRecord, file *tokenFile, client *http.Client, serverURL string) *transport.OAuthHandler {
+	if rec.ResourceMetadata == "" && rec.AuthServerMetadata == "" {
+		client = withRootResourceMetadata(client, serverURL)
+	}
 	h := transport.NewOAuthHandler(transport.OAuthConfig{
 		ClientID:                     rec.ClientID,
 		ClientSecret:                 rec.ClientSecret,
@@ -267,4 +270,60 @@ func resourceBase(raw string) string {
 	}
 	u.RawQuery, u.Fragment = "", ""
 	return u.String()
+}
+
+// withRootResourceMetadata is client with the second half of the RFC 9728
+// well-known discovery the MCP authorization spec asks for when the 401
+// names no resource_metadata: the path-aware URI first
+// (/.well-known/oauth-protected-resource/<path>), then the root
+// (/.well-known/oauth-protected-resource). mcp-go's handler asks only the
+// first and then looks for authorization server metadata on the MCP
+// server's own origin. In front of it, a path-aware request that fails is
+// answered with the root's document when the root has one, so mcp-go's
+// checks (the declared resource must be the server's URL or a prefix of
+// it on the same origin) and the rest of its discovery apply unchanged.
+// A server URL without a path has one location; client is returned as is.
+func withRootResourceMetadata(client *http.Client, serverURL string) *http.Client {
+	u, err := url.Parse(serverURL)
+	if err != nil || u.Host == "" || strings.TrimSuffix(u.EscapedPath(), "/") == "" {
+		return client
+	}
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+	if client == nil {
+		client = http.DefaultClient
+	}
+	c := *client
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &rootResourceMetadata{base: base, pathAware: root + strings.TrimSuffix(u.EscapedPath(), "/"), root: root}
+	return &c
+}
+
+type rootResourceMetadata struct {
+	base            http.RoundTripper
+	pathAware, root string
+}
+
+func (t *rootResourceMetadata) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode == http.StatusOK || req.Method != http.MethodGet || req.URL.String() != t.pathAware {
+		return resp, err
+	}
+	rootReq, err := http.NewRequestWithContext(req.Context(), http.MethodGet, t.root, nil)
+	if err != nil {
+		return resp, nil
+	}
+	rootReq.Header = req.Header.Clone()
+	rootResp, err := t.base.RoundTrip(rootReq)
+	if err != nil {
+		return resp, nil
+	}
+	if rootResp.StatusCode != http.StatusOK {
+		discard(rootResp)
+		return resp, nil
+	}
+	discard(resp)
+	return rootResp, nil
 }

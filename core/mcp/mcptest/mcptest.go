@@ -481,6 +481,19 @@ type ServerOptions struct {
 	// NoResourceMetadata serves no protected resource metadata (a
 	// 2025-03-26 server): the challenge names none either.
 	NoResourceMetadata bool
+	// UnnamedResourceMetadata: the 401 challenge names no
+	// resource_metadata, so a client must find the protected resource
+	// metadata at the RFC 9728 well-known URI.
+	UnnamedResourceMetadata bool
+	// ResourceMetadataAtRoot serves the protected resource metadata at
+	// the origin's root (/.well-known/oauth-protected-resource, declaring
+	// the origin as the resource, as RFC 9728 §3.3 has it for that
+	// location) instead of the path-aware location
+	// (/.well-known/oauth-protected-resource/mcp).
+	ResourceMetadataAtRoot bool
+	// OnRequest, when set, is called with every request the server
+	// receives, before it is answered.
+	OnRequest func(*http.Request)
 	// Mount, when set, is called with the server's mux and URL, to put
 	// more on its origin (an authorization server, for 2025-03-26).
 	Mount func(mux *http.ServeMux, url string)
@@ -503,7 +516,12 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 			return mcp.NewToolResultText(req.GetString("text", "")), nil
 		})
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.OnRequest != nil {
+			o.OnRequest(r)
+		}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	path, handlers := "/mcp", map[string]http.Handler{"/mcp": server.NewStreamableHTTPServer(s)}
 	if sse {
@@ -512,10 +530,17 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 	}
 	prm := ""
 	if !o.NoResourceMetadata {
-		prm = srv.URL + "/.well-known/oauth-protected-resource" + path
-		mux.HandleFunc("GET /.well-known/oauth-protected-resource"+path, func(w http.ResponseWriter, r *http.Request) {
-			writeJSONResp(w, http.StatusOK, map[string]any{"resource": srv.URL + path, "authorization_servers": []string{as.Issuer()}})
+		at, resource := "/.well-known/oauth-protected-resource"+path, srv.URL+path
+		if o.ResourceMetadataAtRoot {
+			at, resource = "/.well-known/oauth-protected-resource", srv.URL
+		}
+		prm = srv.URL + at
+		mux.HandleFunc("GET "+at, func(w http.ResponseWriter, r *http.Request) {
+			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{as.Issuer()}})
 		})
+		if o.UnnamedResourceMetadata {
+			prm = ""
+		}
 	}
 	if o.Mount != nil {
 		o.Mount(mux, srv.URL)
