@@ -87,6 +87,10 @@ type MCPOptions struct {
 // by the whole grace.
 const oneShotStopGrace = 25 * time.Millisecond
 
+// mcpManagerBuilt, set only by tests, is given the options each mcp
+// subcommand's Manager is built with (TestOneShotStopGrace).
+var mcpManagerBuilt func(mcp.Options)
+
 func (o *MCPOptions) adHoc() bool { return o.URL != "" || o.Command != "" }
 
 func addMCPFlags(cmd *cobra.Command, o *MCPOptions) {
@@ -115,6 +119,9 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	opts := mcp.Options{ConnectionTimeout: o.Timeout, LogDir: home.Logs(), Environ: f.Environ(),
 		ProtocolCache: mcpProtocolCache(home), StopGrace: oneShotStopGrace, Snapshot: true,
 		ToolCache: mcpToolCache(home), UseToolCache: o.UseToolCache, StopWhenReady: o.StopWhenReady}
+	if mcpManagerBuilt != nil {
+		defer func() { mcpManagerBuilt(opts) }()
+	}
 	if o.Only != "" && !o.adHoc() {
 		opts.Only = []string{o.Only}
 		if o.OnlyToo != "" {
