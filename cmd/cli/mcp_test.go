@@ -6,12 +6,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ollm/ollm/cmd/cli/tui"
+	"github.com/ollm/ollm/core/agent"
+	"github.com/ollm/ollm/core/llm/llmtest"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/runtime"
 )
 
 // everythingScript finds server-everything, installed by `make deps`.
@@ -200,5 +207,126 @@ func TestOneShotStopGrace(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTUITaskProgress: in the TUI, a tool that runs as an MCP task
+// (server-everything's simulate-research-query, taskSupport "required")
+// shows the task's status messages on its card while it runs, then the
+// result. The session is wired as `ollm` wires it (profile, runtime,
+// tui.AgentRuntime, tui.Model); the fake Ollama asks for the tool. The
+// statuses are polled, so which working stages show is timing: one
+// working status and the completed one are asserted.
+func TestTUITaskProgress(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	srv := llmtest.NewOllama(t)
+	srv.Reply(llmtest.ToolCall("simulate-research-query", map[string]any{"topic": "tasks"}))
+	srv.Reply(llmtest.Text("researched"))
+	profile := `model: name: "test-model"
+mcp: servers: everything: {command: "node", args: ["` + everythingScript(t) + `", "stdio"]}
+policy: defaultAction: "allow"
+`
+	if err := os.WriteFile(filepath.Join(home, "profile.cue"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OLLM_HOME": home, "OLLAMA_HOST": srv.URL, "PATH": os.Getenv("PATH")}
+	io, _, _, _ := TestIO()
+	f := &Factory{IO: io, Context: context.Background(), Getenv: func(k string) string { return env[k] },
+		Environ: func() []string {
+			var out []string
+			for k, v := range env {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}, Getwd: func() (string, error) { return wd, nil }, Now: time.Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rt, err := f.NewRuntime(ctx, runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if warns, err := rt.WaitServers(ctx); err != nil || len(warns) > 0 {
+		t.Fatalf("servers: %v %q", err, warns)
+	}
+	ui := tui.NewAgentRuntime(ctx, tui.AgentOptions{Bus: rt.Bus})
+	defer ui.Close()
+	cfg := rt.AgentConfig()
+	cfg.OnEvent = ui.OnEvent
+	s, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	ui.Attach(s)
+
+	m := tui.New(ui, tui.Options{Width: 120, Height: 60, Style: "notty"})
+	ansi := regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]")
+	view := func() string { return ansi.ReplaceAllString(m.View(), "") }
+	for _, r := range "research tasks" {
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+
+	// The card as the user sees it after each status the task reports.
+	var shown []string
+	timeout := time.After(2 * time.Minute)
+	for done := false; !done; {
+		select {
+		case ev, ok := <-ui.Events():
+			if !ok {
+				t.Fatal("events closed")
+			}
+			m.Update(ev)
+			switch ev := ev.(type) {
+			case tui.ToolProgress:
+				if ev.Message != "" {
+					shown = append(shown, view())
+				}
+			case tui.TurnDone:
+				if ev.Err != "" {
+					t.Fatal(ev.Err)
+				}
+				done = true
+			}
+		case <-timeout:
+			t.Fatalf("no end of the turn; the screen:\n%s", view())
+		}
+	}
+	// cardLines is the card's header and the status line under it.
+	cardLines := func(v string) (head, status string) {
+		lines := strings.Split(v, "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "⚒ simulate-research-query(") {
+				head = l
+				if i+1 < len(lines) {
+					status = strings.Trim(lines[i+1], " │|")
+				}
+			}
+		}
+		return head, status
+	}
+	var working, completed bool
+	for _, v := range shown {
+		head, status := cardLines(v)
+		if !strings.Contains(head, `simulate-research-query(topic="tasks")`) || !strings.Contains(head, "… running") {
+			t.Fatalf("card header while the task runs: %q\n%s", head, v)
+		}
+		working = working || strings.HasPrefix(status, "working: ")
+		completed = completed || strings.HasPrefix(status, "completed: ")
+	}
+	if !working || !completed {
+		t.Fatalf("the card never showed a working status (%v) and the completed one (%v):\n%s", working, completed, strings.Join(shown, "\n----\n"))
+	}
+	v := view()
+	head, _ := cardLines(v)
+	if !strings.Contains(head, "✓ ok") {
+		t.Fatalf("card header at the end: %q\n%s", head, v)
+	}
+	if !strings.Contains(v, "Research Report: tasks") || !strings.Contains(v, "researched") {
+		t.Fatalf("the result or the answer is missing:\n%s", v)
+	}
+	if strings.Contains(v, "working: ") || strings.Contains(v, "completed: ") {
+		t.Fatalf("a finished card still shows the task's status:\n%s", v)
 	}
 }
