@@ -183,8 +183,11 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	}
 	defer rt.Close()
 	// One prompt, no one typing meanwhile: its tools and prompts should be
-	// there, so wait for every server at once (the TUI does not wait).
-	more, err := rt.WaitServers(ctx)
+	// there, so wait for every server at once (the TUI does not wait),
+	// up to mcp.connectionTimeout, naming on stderr a server still
+	// connecting once the others have settled. One that fails or times
+	// out is a warning below, and the prompt goes on without it.
+	more, err := rt.WaitServersNotify(ctx, func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) })
 	if err != nil {
 		return ErrCancelled
 	}

@@ -97,10 +97,11 @@ func hidden(what string, m map[string]string) []string {
 }
 
 // startEditorServers starts the servers the editor passed that are
-// approved, or that the user approves now; the others are not started,
-// and the editor is told so.
-func (s *session) startEditorServers(ctx context.Context, servers []sdk.McpServer) {
+// approved, or that the user approves now, in the background; the others
+// are not started, and the editor is told so. It returns those started.
+func (s *session) startEditorServers(ctx context.Context, servers []sdk.McpServer) []startedServer {
 	path := s.a.opts.Home.TrustedHooks()
+	var started []startedServer
 	for _, es := range servers {
 		spec, hash, desc, err := editorSpec(es)
 		if err != nil {
@@ -111,13 +112,13 @@ func (s *session) startEditorServers(ctx context.Context, servers []sdk.McpServe
 			s.notice(fmt.Sprintf("MCP server %s from the editor was refused and not started", spec.Name))
 			continue
 		}
-		st, err := s.rt.StartServer(ctx, spec)
-		if err != nil {
+		if err := s.rt.StartServer(spec); err != nil {
 			s.notice(err.Error())
 			continue
 		}
-		s.notice(fmt.Sprintf("MCP server %s (from the editor) %s: %d tools", spec.Name, st.State, st.Tools))
+		started = append(started, startedServer{name: spec.Name, from: " (from the editor)"})
 	}
+	return started
 }
 
 // editorServerApproved looks the approval up, and asks when there is

@@ -16,6 +16,7 @@ import (
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
+	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/tool"
@@ -212,15 +213,22 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 		s.mu.Unlock()
 	}()
 	if first {
-		s.askPending(ctx)
+		started := s.askPending(ctx)
 		// The first prompt sees the MCP servers' tools, as `ollm run`'s
-		// does; session/new did not wait for them.
-		warnings, err := s.rt.WaitServers(ctx)
+		// does; session/new did not wait for them. A server still
+		// connecting once the others settled is named in a notice; one
+		// that fails or times out is a warning, and the prompt goes on.
+		warnings, err := s.rt.WaitServersNotify(ctx, s.notice)
 		if err != nil {
 			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 		}
 		for _, w := range warnings {
 			s.notice("warning: " + w)
+		}
+		for _, sv := range started {
+			if st, ok := s.rt.ServerStatus(sv.name); ok && st.State == mcp.StateReady {
+				s.notice(fmt.Sprintf("MCP server %s%s %s: %d tools", st.Name, sv.from, st.State, st.Tools))
+			}
 		}
 	}
 	var err error
@@ -296,8 +304,10 @@ func (s *session) skillCall(text string) (string, map[string]string, bool) {
 // brings that needs an approval: unapproved hooks (approved for good, as
 // `ollm hooks trust` would) and held workspace MCP servers (for this
 // session); then it starts the editor's MCP servers, asking about those
-// not approved yet. Nothing is approved silently.
-func (s *session) askPending(ctx context.Context) {
+// not approved yet. Nothing is approved silently. The servers start in
+// the background, all at once: the prompt's WaitServersNotify waits for
+// them with the others. It returns the servers it started.
+func (s *session) askPending(ctx context.Context) []startedServer {
 	for _, r := range s.rt.PendingHooks() {
 		if s.askApproval(ctx, "hook:"+r.ID, hookTitle(r), hookDetail(r)) {
 			if err := s.rt.ApproveHook(r); err != nil {
@@ -307,20 +317,25 @@ func (s *session) askPending(ctx context.Context) {
 			s.refuse(r.ID)
 		}
 	}
+	var started []startedServer
 	for _, sp := range s.rt.PendingServers() {
 		title := fmt.Sprintf("Start workspace MCP server %s?", sp.Name)
 		detail := runtime.DescribeSpec(sp) + "\n\nThe workspace is not approved; approving starts this server for this session (`ollm trust` approves the workspace)."
 		if !s.askApproval(ctx, "mcp:"+sp.Name, title, detail) {
 			continue
 		}
-		if st, err := s.rt.ApproveServer(ctx, sp.Name); err != nil {
+		if err := s.rt.ApproveServerInBackground(sp.Name); err != nil {
 			s.notice(err.Error())
 		} else {
-			s.notice(fmt.Sprintf("MCP server %s %s: %d tools", sp.Name, st.State, st.Tools))
+			started = append(started, startedServer{name: sp.Name})
 		}
 	}
-	s.startEditorServers(ctx, s.editorServers)
+	return append(started, s.startEditorServers(ctx, s.editorServers)...)
 }
+
+// startedServer is a server the first prompt started: its name and where
+// it came from, as its notice says it.
+type startedServer struct{ name, from string }
 
 func hookTitle(r hooks.ApprovalRequest) string {
 	name := r.ID

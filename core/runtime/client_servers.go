@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/ollm/ollm/core/mcp"
@@ -12,17 +11,20 @@ import (
 // session/new (`ollm acp`). It joins the servers approved in this session
 // (MCPStatus lists it, its tools go through the gate like any other and a
 // stdio server runs in the profile's MCP sandbox); a Reload drops it. A
-// name a server of the runtime already has is refused.
-func (rt *Runtime) StartServer(ctx context.Context, s mcp.Spec) (mcp.Status, error) {
+// name a server of the runtime already has is refused. It returns once
+// the server is started, not connected: WaitServers (or
+// WaitServersNotify) waits for it with the others, and its tools join the
+// session when it is ready.
+func (rt *Runtime) StartServer(s mcp.Spec) error {
 	for _, st := range rt.MCPStatus() {
 		if st.Name == s.Name {
-			return mcp.Status{}, fmt.Errorf("MCP server %s: the profile already has a server of that name; it was not started", s.Name)
+			return fmt.Errorf("MCP server %s: the profile already has a server of that name; it was not started", s.Name)
 		}
 	}
 	rt.mu.Lock()
 	if _, taken := rt.approved[s.Name]; taken {
 		rt.mu.Unlock()
-		return mcp.Status{}, fmt.Errorf("MCP server %s is already running in this session", s.Name)
+		return fmt.Errorf("MCP server %s is already running in this session", s.Name)
 	}
 	g := rt.resolved
 	rt.mu.Unlock()
@@ -30,17 +32,20 @@ func (rt *Runtime) StartServer(ctx context.Context, s mcp.Spec) (mcp.Status, err
 	rt.mu.Lock()
 	rt.approved[s.Name], rt.live[m] = m, true
 	rt.mu.Unlock()
+	rt.connMu.Lock()
+	rt.editor[s.Name] = true
+	rt.connMu.Unlock()
 	m.Start()
-	if err := m.WaitReady(ctx); err != nil {
-		return mcp.Status{}, err
+	return nil
+}
+
+// ServerStatus is the status of the server of that name among the
+// profile's and those approved or started in this session.
+func (rt *Runtime) ServerStatus(name string) (mcp.Status, bool) {
+	for _, st := range rt.MCPStatus() {
+		if st.Name == name {
+			return st, true
+		}
 	}
-	rt.addPrompts(ctx, m)
-	st := m.Status()
-	if len(st) != 1 {
-		return mcp.Status{}, fmt.Errorf("MCP server %s: no status", s.Name)
-	}
-	if st[0].State == mcp.StateFailed {
-		return st[0], fmt.Errorf("MCP server %s failed: %s", s.Name, st[0].Error)
-	}
-	return st[0], nil
+	return mcp.Status{}, false
 }

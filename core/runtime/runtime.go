@@ -76,6 +76,11 @@ type Runtime struct {
 	// per-server approval (workspace approved, or hooks.trustWorkspace).
 	wsTrusted    atomic.Bool
 	builtinNames atomic.Pointer[map[string]bool]
+	// since is when each MCP server began its current connection attempt
+	// (wait.go); editor names the servers an editor passed (StartServer).
+	connMu sync.Mutex
+	since  map[string]time.Time
+	editor map[string]bool
 
 	mu        sync.RWMutex
 	resolved  *schema.Resolved // after the workspace gate
@@ -181,7 +186,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		hookLog: &lazyLog{path: filepath.Join(home.Logs(), "hooks.log")},
 		Skills:  skills.New(), opts: o, hreg: hooks.NewRegistry(),
 		approved: map[string]*mcp.Manager{}, allowed: map[string]string{}, mcpOwners: map[string]bool{},
-		live: map[*mcp.Manager]bool{}}
+		live: map[*mcp.Manager]bool{}, since: map[string]time.Time{}, editor: map[string]bool{}}
 	if rt.Bus == nil {
 		rt.Bus = bus.New(bus.Options{})
 	}
@@ -190,7 +195,13 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
-	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills, Background: true}
+	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), Skills: rt.Skills, Background: true,
+		OnEvent: func(ev mcp.Event) {
+			rt.track(ev)
+			if o.OnMCP != nil {
+				o.OnMCP(ev)
+			}
+		}}
 	rt.Ext = ext.New(l.g, ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir,
 		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: rt.extServers,
 		LookupEnv: LookupEnv(o.Getenv), OnEvent: o.OnExt})
@@ -423,39 +434,15 @@ func (rt *Runtime) settle() []string {
 	return warnings
 }
 
-// WaitServers waits until every MCP server of the runtime (the profile's
-// and the extensions', all at once) has finished its first connection
-// attempt, loads the prompts of those ready as skills, and returns a
-// warning for each that failed. `ollm run` calls it before its prompt;
-// the TUI does not, so nothing waits for a slow server there. The error
+// WaitServers waits until every MCP server of the runtime (the profile's,
+// the extensions' and those approved or started in this session, all at
+// once) has finished its first connection attempt, loads the prompts of
+// those ready as skills, and returns a warning for each that failed.
+// /reload calls it; a first prompt calls WaitServersNotify (wait.go). The
+// TUI does not wait, so nothing waits for a slow server there. The error
 // is ctx's.
 func (rt *Runtime) WaitServers(ctx context.Context) ([]string, error) {
-	m := rt.MCPManager()
-	var warnings []string
-	var extErrs []error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		extErrs = rt.extServers.WaitReady(ctx)
-	}()
-	err := m.WaitReady(ctx)
-	<-done
-	if err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	for _, s := range m.Status() {
-		if s.Error != "" && s.State != mcp.StateNeedsApproval {
-			warnings = append(warnings, fmt.Sprintf("MCP server %s: %s", s.Name, s.Error))
-		}
-	}
-	warnings = append(warnings, rt.addPrompts(ctx, m)...)
-	for _, e := range extErrs {
-		warnings = append(warnings, e.Error())
-	}
-	return warnings, nil
+	return rt.WaitServersNotify(ctx, nil)
 }
 
 // serverOptions are the options of a Manager for profile servers; approve
@@ -510,6 +497,7 @@ func (rt *Runtime) reserved(name string) bool {
 func (rt *Runtime) newMCP(specs []mcp.Spec, o mcp.Options) *mcp.Manager {
 	var m *mcp.Manager
 	o.OnEvent = func(ev mcp.Event) {
+		rt.track(ev)
 		rt.mcpEvent(m, ev)
 		if rt.opts.OnMCP != nil {
 			rt.opts.OnMCP(ev)
@@ -673,21 +661,10 @@ func (rt *Runtime) PendingServers() []mcp.Spec {
 // for the session (a reload keeps it while the server's configuration is
 // unchanged); `ollm trust` approves the workspace for good.
 func (rt *Runtime) ApproveServer(ctx context.Context, name string) (mcp.Status, error) {
-	rt.mu.Lock()
-	s, ok := rt.pending[name]
-	if !ok {
-		rt.mu.Unlock()
-		return mcp.Status{}, fmt.Errorf("no workspace MCP server %q is waiting for approval; /mcp lists the servers", name)
+	m, err := rt.approveServer(name)
+	if err != nil {
+		return mcp.Status{}, err
 	}
-	delete(rt.pending, name)
-	rt.allowed[name] = specDigest(s)
-	g := rt.resolved
-	rt.mu.Unlock()
-	m := rt.newMCP([]mcp.Spec{s}, rt.serverOptions(g, func(mcp.Spec) bool { return true }))
-	rt.mu.Lock()
-	rt.approved[name], rt.live[m] = m, true
-	rt.mu.Unlock()
-	m.Start()
 	if err := m.WaitReady(ctx); err != nil {
 		return mcp.Status{}, err
 	}
@@ -700,6 +677,35 @@ func (rt *Runtime) ApproveServer(ctx context.Context, name string) (mcp.Status, 
 		return st[0], fmt.Errorf("MCP server %s failed: %s", name, st[0].Error)
 	}
 	return st[0], nil
+}
+
+// ApproveServerInBackground is ApproveServer without the wait: the server
+// starts, WaitServers waits for it with the others (a first prompt's
+// notice names it if it hangs) and its tools join when it is ready.
+func (rt *Runtime) ApproveServerInBackground(name string) error {
+	_, err := rt.approveServer(name)
+	return err
+}
+
+// approveServer starts a pending workspace server, approved for the
+// session.
+func (rt *Runtime) approveServer(name string) (*mcp.Manager, error) {
+	rt.mu.Lock()
+	s, ok := rt.pending[name]
+	if !ok {
+		rt.mu.Unlock()
+		return nil, fmt.Errorf("no workspace MCP server %q is waiting for approval; /mcp lists the servers", name)
+	}
+	delete(rt.pending, name)
+	rt.allowed[name] = specDigest(s)
+	g := rt.resolved
+	rt.mu.Unlock()
+	m := rt.newMCP([]mcp.Spec{s}, rt.serverOptions(g, func(mcp.Spec) bool { return true }))
+	rt.mu.Lock()
+	rt.approved[name], rt.live[m] = m, true
+	rt.mu.Unlock()
+	m.Start()
+	return m, nil
 }
 
 // specDigest identifies a server's configuration, so a session approval
@@ -985,6 +991,9 @@ func (rt *Runtime) teardown() int {
 		rt.Skills.RemoveExtension(o)
 	}
 	rt.mu.Unlock()
+	rt.connMu.Lock()
+	rt.editor = map[string]bool{}
+	rt.connMu.Unlock()
 	stopped := 0
 	for _, m := range append([]*mcp.Manager{old}, mapValues(approved)...) {
 		for _, s := range m.Status() {
