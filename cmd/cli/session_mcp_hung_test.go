@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -265,5 +266,37 @@ func TestACPFirstPromptGivesUpOnAHungServer(t *testing.T) {
 	}
 	if tools := toolNames(e.srv.Requests()[0]); !slices.Contains(tools, "echo") {
 		t.Errorf("the model was not offered the healthy server's tool: %v", tools)
+	}
+}
+
+// /reload waits for the servers (its stats count ready and failed ones),
+// and, like a first prompt, names a hung one in a notice before it gives
+// up on it at mcp.connectionTimeout.
+func TestReloadNamesAHungServer(t *testing.T) {
+	e := newSessionEnv(t)
+	var mu sync.Mutex
+	var notices []string
+	rt := e.runtime(runtime.Options{OnNotice: func(s string) {
+		mu.Lock()
+		notices = append(notices, s)
+		mu.Unlock()
+	}})
+	s := e.session(rt)
+	hungProfile(t, e, 3*time.Second)
+	st, err := reloadSession(context.Background(), rt, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	told := strings.Join(notices, "\n")
+	mu.Unlock()
+	if !strings.Contains(told, `waiting for MCP server "hang" (connecting for `) || !strings.Contains(told, "gives up at mcp.connectionTimeout 3s") {
+		t.Errorf("notices: %q", told)
+	}
+	if got := strings.Join(st.Errors, "\n"); !strings.Contains(got, "MCP server hang: ") || !strings.Contains(got, "no answer within 3s") {
+		t.Errorf("reload errors: %q", got)
+	}
+	if stateOf(rt, "good") != mcp.StateReady {
+		t.Errorf("the healthy server after the reload: %+v", rt.MCPStatus())
 	}
 }

@@ -961,13 +961,15 @@ func (rt *Runtime) Reload(ctx context.Context) (ReloadStats, error) {
 	warnings := rt.install(l)
 	st.Ext = rt.Ext.Reload(ctx, l.g)
 	warnings = append(warnings, rt.settle()...)
-	// The stats report what is ready: a reload waits for the servers.
-	more, err := rt.WaitServers(ctx)
+	warnings = append(warnings, rt.reapprove()...)
+	// The stats report what is ready: a reload waits for the servers, all
+	// at once, and names through OnNotice a server still connecting once
+	// the others have settled, as a first prompt does.
+	more, err := rt.WaitServersNotify(ctx, rt.opts.OnNotice)
 	if err != nil {
 		return st, err
 	}
 	warnings = append(warnings, more...)
-	warnings = append(warnings, rt.reapprove(ctx)...)
 	// Extension commands belong to persistent session_start hooks; the
 	// session does not start again, so start them here.
 	rt.Hooks().StartPersistent(ctx)
@@ -1022,7 +1024,7 @@ func mapValues[K comparable, V any](m map[K]V) []V {
 
 // reapprove starts the workspace servers approved earlier in this session
 // whose configuration has not changed.
-func (rt *Runtime) reapprove(ctx context.Context) []string {
+func (rt *Runtime) reapprove() []string {
 	var warnings []string
 	for _, s := range rt.PendingServers() {
 		rt.mu.RLock()
@@ -1031,7 +1033,7 @@ func (rt *Runtime) reapprove(ctx context.Context) []string {
 		if !ok {
 			continue
 		}
-		if _, err := rt.ApproveServer(ctx, s.Name); err != nil {
+		if err := rt.ApproveServerInBackground(s.Name); err != nil {
 			warnings = append(warnings, err.Error())
 		}
 	}
