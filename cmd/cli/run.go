@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,12 @@ const (
 	formatJSON       = "json"
 	formatStreamJSON = "stream-json"
 )
+
+// runStopGrace is the stdio MCP servers' grace between stdin closed and
+// SIGTERM when `ollm run` ends: a one-shot command, so at most 100 ms (a
+// server that exits on EOF is gone in a few milliseconds), where a
+// session gives 1 s.
+const runStopGrace = 100 * time.Millisecond
 
 // resumeLatest is what --resume holds when given without an id; it also
 // names the latest session explicitly (--resume=latest).
@@ -168,7 +175,7 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		id = agent.NewID(o.F.Now())
 	}
 	out := &runOutput{o: o}
-	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode,
+	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode, MCPStopGrace: runStopGrace,
 		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) },
 		// Extensions' notifications and MCP servers' warnings: a line on
 		// stderr, an event in stream-json.

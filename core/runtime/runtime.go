@@ -148,6 +148,11 @@ type Options struct {
 	ExtraDirs []string
 	// Version is ollm's version, told to persistent hooks in their hello.
 	Version string
+	// MCPStopGrace is how long a stdio MCP server has between its stdin
+	// closing and SIGTERM when the runtime closes; 0 keeps core/mcp's
+	// default (1 s: a session's servers may save state on EOF). A
+	// one-shot command (ollm run) sets at most 100 ms.
+	MCPStopGrace time.Duration
 }
 
 // loaded is a profile loaded, gated and checked, before anything starts.
@@ -461,7 +466,7 @@ func (rt *Runtime) serverOptions(g *schema.Resolved, approve func(mcp.Spec) bool
 func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	o := mcp.Options{LogDir: rt.Home.Logs(), Environ: rt.opts.Environ(), Reserved: rt.reserved,
 		ProtocolCache: filepath.Join(rt.Home.Cache(), "mcp-protocols.json"), // known servers skip the discover probe
-		Approved:      func(mcp.Spec) bool { return rt.wsTrusted.Load() }}
+		Approved:      func(mcp.Spec) bool { return rt.wsTrusted.Load() }, StopGrace: rt.opts.MCPStopGrace}
 	if rt.Workspace.Root != "" {
 		o.Roots = []string{rt.Workspace.Root}
 	}
