@@ -3,6 +3,8 @@
 // RFC 7591 registration, authorization code with PKCE, refresh token
 // rotation), an MCP server built with mcp-go's server package that requires
 // its tokens, and a "browser" that follows the authorization redirect to
-// the client's callback. Tests of core/mcp and of the CLI use it; nothing
+// the client's callback; and GetStreamServer, a streamable HTTP server that
+// sends elicitation and sampling requests on the standalone GET stream,
+// outside any call. Tests of core/mcp and of the CLI use it; nothing
 // else may import it. Imports: the standard library, testing and mcp-go.
 package mcptest
