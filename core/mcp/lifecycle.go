@@ -239,7 +239,7 @@ func (m *Manager) publish(s *server, c *conn, defs []*toolDef) error {
 		return errClosed
 	}
 	s.conn, s.defs, s.readyAt = c, defs, time.Now()
-	s.status.State, s.status.Error, s.status.Protocol = StateReady, "", c.protocol()
+	s.status.State, s.status.Error, s.status.Protocol, s.status.Since = StateReady, "", c.protocol(), time.Time{}
 	m.toolsValid = false
 	m.mu.Unlock()
 	m.emit(s)

@@ -18,7 +18,7 @@ import (
 // Options configure a Manager. Zero values mean the defaults.
 type Options struct {
 	Disabled          bool          // mcp.enabled: false: start nothing
-	ConnectionTimeout time.Duration // mcp.connectionTimeout; default 30s
+	ConnectionTimeout time.Duration // mcp.connectionTimeout; default DefaultConnectionTimeout
 	CallTimeout       time.Duration // for servers without a timeout; default 60s
 	LogDir            string        // store.Home.Logs(); "" keeps no log files
 	Environ           []string      // the parent environment; default os.Environ()
@@ -107,6 +107,10 @@ type Options struct {
 	OnLog func(server, level, message string)
 }
 
+// DefaultConnectionTimeout is mcp.connectionTimeout's default: how long a
+// server has to start, initialize and list its tools.
+const DefaultConnectionTimeout = 30 * time.Second
+
 // Backoff is the restart policy for stdio servers that exit or crash
 // after they were ready: Max restarts, waiting Base, 2*Base, ... up to
 // MaxDelay. A server that stays up for a minute earns its restarts back.
@@ -116,7 +120,9 @@ type Backoff struct {
 	MaxDelay time.Duration // default 30s
 }
 
-func (o *Options) connTimeout() time.Duration { return orDuration(o.ConnectionTimeout, 30*time.Second) }
+func (o *Options) connTimeout() time.Duration {
+	return orDuration(o.ConnectionTimeout, DefaultConnectionTimeout)
+}
 func (o *Options) stopGrace() time.Duration   { return orDuration(o.StopGrace, DefaultStopGrace) }
 func (o *Options) callTimeout() time.Duration { return orDuration(o.CallTimeout, 60*time.Second) }
 func (o *Options) maxMessage() int            { return orInt(o.MaxMessageBytes, DefaultMaxMessageBytes) }
@@ -185,6 +191,9 @@ type Status struct {
 	Restarts  int          `json:"restarts,omitempty"`
 	Protocol  string       `json:"protocol,omitempty"` // the revision negotiated, e.g. "2025-11-25"
 	Log       string       `json:"log,omitempty"`
+	// Since is when the current connection attempt began (StateConnecting
+	// only), so a caller waiting for the server can say for how long.
+	Since time.Time `json:"-"`
 }
 
 // Event reports a change: a server's new status and the whole MCP tool set
@@ -328,6 +337,10 @@ func (m *Manager) setState(s *server, state State, err error) {
 	m.mu.Lock()
 	s.status.State = state
 	s.status.Error = ""
+	s.status.Since = time.Time{}
+	if state == StateConnecting {
+		s.status.Since = time.Now()
+	}
 	if err != nil {
 		s.status.Error = err.Error()
 	}

@@ -17,11 +17,11 @@ func TestStopWhenReady(t *testing.T) {
 	m.Start()
 	defer m.Close()
 	waitFile(t, record, "stdin closed")
-	if s := statusOf(m, "slow"); s.State != StateConnecting {
-		t.Errorf("slow: %+v, want still connecting", s)
+	if s := statusOf(m, "slow"); s.State != StateConnecting || s.Since.IsZero() {
+		t.Errorf("slow: %+v, want still connecting, since when said", s)
 	}
 	fast := statusOf(m, "fast")
-	if fast.State != StateReady || fast.Tools == 0 {
+	if fast.State != StateReady || fast.Tools == 0 || !fast.Since.IsZero() {
 		t.Errorf("fast after its stop: %+v, want ready with its tools", fast)
 	}
 	if _, ok := m.Lookup("fast:echo"); !ok {

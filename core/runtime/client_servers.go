@@ -30,11 +30,8 @@ func (rt *Runtime) StartServer(s mcp.Spec) error {
 	rt.mu.Unlock()
 	m := rt.newMCP([]mcp.Spec{s}, rt.serverOptions(g, func(mcp.Spec) bool { return true }))
 	rt.mu.Lock()
-	rt.approved[s.Name], rt.live[m] = m, true
+	rt.approved[s.Name], rt.editor[s.Name], rt.live[m] = m, true, true
 	rt.mu.Unlock()
-	rt.connMu.Lock()
-	rt.editor[s.Name] = true
-	rt.connMu.Unlock()
 	m.Start()
 	return nil
 }

@@ -76,11 +76,6 @@ type Runtime struct {
 	// per-server approval (workspace approved, or hooks.trustWorkspace).
 	wsTrusted    atomic.Bool
 	builtinNames atomic.Pointer[map[string]bool]
-	// since is when each MCP server began its current connection attempt
-	// (wait.go); editor names the servers an editor passed (StartServer).
-	connMu sync.Mutex
-	since  map[string]time.Time
-	editor map[string]bool
 
 	mu        sync.RWMutex
 	resolved  *schema.Resolved // after the workspace gate
@@ -88,7 +83,8 @@ type Runtime struct {
 	engine    *hooks.Engine
 	mcp       *mcp.Manager
 	pending   map[string]mcp.Spec     // workspace servers waiting for approval
-	approved  map[string]*mcp.Manager // workspace servers approved in this session
+	approved  map[string]*mcp.Manager // workspace servers approved in this session, and an editor's
+	editor    map[string]bool         // those of approved an editor passed (StartServer)
 	allowed   map[string]string       // server -> digest of the config approved in this session
 	mcpOwners map[string]bool         // servers whose prompts are in Skills
 	live      map[*mcp.Manager]bool   // managers not torn down: their prompts may join Skills
@@ -191,7 +187,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		hookLog: &lazyLog{path: filepath.Join(home.Logs(), "hooks.log")},
 		Skills:  skills.New(), opts: o, hreg: hooks.NewRegistry(),
 		approved: map[string]*mcp.Manager{}, allowed: map[string]string{}, mcpOwners: map[string]bool{},
-		live: map[*mcp.Manager]bool{}, since: map[string]time.Time{}, editor: map[string]bool{}}
+		live: map[*mcp.Manager]bool{}, editor: map[string]bool{}}
 	if rt.Bus == nil {
 		rt.Bus = bus.New(bus.Options{})
 	}
@@ -200,13 +196,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
-	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), Skills: rt.Skills, Background: true,
-		OnEvent: func(ev mcp.Event) {
-			rt.track(ev)
-			if o.OnMCP != nil {
-				o.OnMCP(ev)
-			}
-		}}
+	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills, Background: true}
 	rt.Ext = ext.New(l.g, ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir,
 		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: rt.extServers,
 		LookupEnv: LookupEnv(o.Getenv), OnEvent: o.OnExt})
@@ -502,7 +492,6 @@ func (rt *Runtime) reserved(name string) bool {
 func (rt *Runtime) newMCP(specs []mcp.Spec, o mcp.Options) *mcp.Manager {
 	var m *mcp.Manager
 	o.OnEvent = func(ev mcp.Event) {
-		rt.track(ev)
 		rt.mcpEvent(m, ev)
 		if rt.opts.OnMCP != nil {
 			rt.opts.OnMCP(ev)
@@ -993,14 +982,11 @@ func (rt *Runtime) teardown() int {
 	rt.mu.Lock()
 	old, engine, approved, builtin := rt.mcp, rt.engine, rt.approved, rt.builtin
 	owners := rt.mcpOwners
-	rt.approved, rt.mcpOwners, rt.live = map[string]*mcp.Manager{}, map[string]bool{}, map[*mcp.Manager]bool{}
+	rt.approved, rt.editor, rt.mcpOwners, rt.live = map[string]*mcp.Manager{}, map[string]bool{}, map[string]bool{}, map[*mcp.Manager]bool{}
 	for o := range owners {
 		rt.Skills.RemoveExtension(o)
 	}
 	rt.mu.Unlock()
-	rt.connMu.Lock()
-	rt.editor = map[string]bool{}
-	rt.connMu.Unlock()
 	stopped := 0
 	for _, m := range append([]*mcp.Manager{old}, mapValues(approved)...) {
 		for _, s := range m.Status() {

@@ -32,21 +32,7 @@ const (
 	waitNoticeAfter  = 2 * time.Second
 	waitNoticeLatest = 5 * time.Second
 	waitPoll         = 200 * time.Millisecond
-	// defaultConnectionTimeout is core/mcp's default of
-	// mcp.connectionTimeout.
-	defaultConnectionTimeout = 30 * time.Second
 )
-
-// track records when a server began connecting; any other state ends it.
-func (rt *Runtime) track(ev mcp.Event) {
-	rt.connMu.Lock()
-	defer rt.connMu.Unlock()
-	if ev.Status.State == mcp.StateConnecting {
-		rt.since[ev.Server] = time.Now()
-	} else {
-		delete(rt.since, ev.Server)
-	}
-}
 
 // WaitServersNotify is WaitServers for a first prompt: while it waits,
 // notice is told about each server still connecting once the others have
@@ -120,30 +106,24 @@ type connectingServer struct {
 // attempt: the profile's, those approved or started in this session, and
 // the extensions'.
 func (rt *Runtime) stillConnecting(waitStart time.Time) []connectingServer {
-	var names []string
-	for _, s := range rt.MCPStatus() {
-		if s.State == mcp.StateConnecting {
-			names = append(names, s.Name)
-		}
-	}
+	all := rt.MCPStatus()
 	for _, x := range rt.Ext.List() {
-		for _, s := range x.ServerState {
-			if s.State == mcp.StateConnecting {
-				names = append(names, s.Name)
-			}
-		}
+		all = append(all, x.ServerState...)
 	}
-	sort.Strings(names)
-	rt.connMu.Lock()
-	defer rt.connMu.Unlock()
-	out := make([]connectingServer, 0, len(names))
-	for _, n := range names {
-		since, ok := rt.since[n]
-		if !ok {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	var out []connectingServer
+	for _, s := range all {
+		if s.State != mcp.StateConnecting {
+			continue
+		}
+		since := s.Since
+		if since.IsZero() {
 			since = waitStart
 		}
-		out = append(out, connectingServer{name: n, since: since, editor: rt.editor[n]})
+		out = append(out, connectingServer{name: s.Name, since: since, editor: rt.editor[s.Name]})
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
@@ -152,7 +132,7 @@ func (rt *Runtime) connTimeout() time.Duration {
 	if t := rt.Resolved().Profile.MCP.ConnectionTimeout; t > 0 {
 		return time.Duration(t) * time.Millisecond
 	}
-	return defaultConnectionTimeout
+	return mcp.DefaultConnectionTimeout
 }
 
 // watchWait tells notice, once, about the servers still connecting when
