@@ -114,10 +114,15 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 	if err != nil {
 		return err
 	}
+	if err := prepareCache(p); err != nil {
+		return err
+	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	cmd.Env = append(withoutKey(cmd.Env), envKey+"="+spec)
+	// The private caches after the caller's environment: the last value
+	// of a name wins, whatever the caller filtered or set.
+	cmd.Env = append(append(withoutKey(cmd.Env), p.CacheEnv...), envKey+"="+spec)
 	cmd.Path = "/proc/self/exe"
 	if s.UserNS {
 		namespaces(cmd, !p.Network && (p.Isolate || s.ABI < 4))
@@ -155,6 +160,11 @@ func encode(exe string, p Policy, s Support) (string, error) {
 	netns := !p.Network && userNS && (p.Isolate || s.ABI < 4)
 	if userNS {
 		b.WriteString("M\n")
+		for _, g := range p.Pin {
+			if err := line('G', g); err != nil {
+				return "", err
+			}
+		}
 		for _, pr := range p.Protect {
 			if err := line('P', pr); err != nil {
 				return "", err
@@ -165,7 +175,7 @@ func encode(exe string, p Policy, s Support) (string, error) {
 				return "", err
 			}
 		}
-		for _, h := range p.Hide {
+		for _, h := range hides(p) {
 			if err := line('H', h); err != nil {
 				return "", err
 			}
@@ -273,7 +283,10 @@ func External(argv []string, dir string, env []string, p Policy) (Launch, error)
 		return Launch{}, fmt.Errorf("sandbox: path %q holds a newline or tab", dir)
 	}
 	fmt.Fprintf(&b, "A\t%d\nC\t%s\nE\n", len(ExecArgs)+2, dir)
-	out := withoutKey(env)
+	if err := prepareCache(p); err != nil {
+		return Launch{}, err
+	}
+	out := append(withoutKey(env), p.CacheEnv...)
 	for _, kv := range out {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "" || strings.ContainsAny(name, "\n\t\x00") {

@@ -27,6 +27,15 @@ type Policy struct {
 	// an allow-list cannot leave out (a secret inside the workspace, or the
 	// workspace inside a denied path): an empty read-only mount covers each.
 	Hide []string `json:"hide,omitempty"`
+	// Pin are existing git directories (and .git files) bind-mounted onto
+	// themselves: a mount point can be neither renamed nor replaced, so a
+	// .git with a planted hook cannot take the place of the real one.
+	Pin []string `json:"pin,omitempty"`
+	// Cache is the private directory builds write their caches in
+	// (workspace-write only); CacheEnv points the tools at it. Wrap creates
+	// Cache and appends CacheEnv after the caller's environment.
+	Cache    string   `json:"cache,omitempty"`
+	CacheEnv []string `json:"cacheEnv,omitempty"`
 }
 
 // Off reports whether the policy runs the process unsandboxed.
@@ -58,6 +67,12 @@ type Env struct {
 	DenyRead []string
 	// Read are extra paths to read, e.g. an extension's own directory.
 	Read []string
+	// AllowRead are paths in $HOME the profile adds to the readable
+	// allow-list (sandbox.allowRead).
+	AllowRead []string
+	// Cache is the private cache directory of workspace-write processes;
+	// "" means PrivateCache(env).
+	Cache string
 	// Temp are the temporary directories workspace-write may write; nil
 	// means /tmp, /var/tmp, /dev/shm and $TMPDIR. Tests whose checkout
 	// may lie under /tmp name their own.
@@ -78,15 +93,50 @@ func boolPtr(b bool) *bool { return &b }
 
 // secretPaths are read by no sandboxed process, relative to the home
 // directory: keys, cloud and registry credentials.
+// All of $HOME outside the allow-list (homeReadable) is hidden anyway;
+// these are also hidden where a writable path or an allowRead entry holds
+// them (the workspace is the home directory, allowRead: ["~"]).
 var secretPaths = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".netrc", ".git-credentials",
 	".config/gh", ".config/gcloud", ".config/hub", ".password-store", ".pypirc", ".npmrc",
 	".vault-token", ".terraform.d/credentials.tfrc.json",
+	".pgpass", ".my.cnf", ".cargo/credentials.toml", ".cargo/credentials", ".m2/settings.xml",
+	".gradle/gradle.properties", ".cache/huggingface", ".claude", ".claude.json", ".codex", ".ollama",
+	".config/git/credentials", ".config/google-chrome", ".config/chromium", ".mozilla",
+	".local/share/keyrings", ".bash_history", ".zsh_history",
 }
 
-// ollmSecrets are read by no sandboxed process, relative to $OLLM_HOME:
-// OAuth tokens, the store verification key, session transcripts.
-var ollmSecrets = []string{"auth", "tokens", "state/store-verify.key", "sessions"}
+// homeReadable is the allow-list of $HOME: the toolchains and the
+// non-secret configuration builds need. Everything else in $HOME is hidden.
+// None of these is writable: what runs from them runs outside the sandbox
+// too (an installed tool, a toolchain).
+var homeReadable = []struct{ path, why string }{
+	{"go", "Go's GOPATH: installed tools (bin) and the module cache (pkg/mod) builds fall back to"},
+	{"sdk", "Go toolchains installed side by side (~/sdk/goX.Y)"},
+	{".config/go/env", "go env -w settings (GOFLAGS, GOPRIVATE, GOTOOLCHAIN)"},
+	{".cargo/bin", "rustup's cargo and rustc, and binaries cargo install put there"},
+	{".rustup", "Rust toolchains"},
+	{".nvm", "Node versions installed by nvm"},
+	{".volta", "Node versions and tools installed by Volta"},
+	{".local/share/fnm", "Node versions installed by fnm"},
+	{".bun/bin", "the Bun runtime"},
+	{".deno/bin", "the Deno runtime"},
+	{".pyenv", "Python versions installed by pyenv"},
+	{".rbenv", "Ruby versions installed by rbenv"},
+	{".asdf", "toolchains installed by asdf"},
+	{".local/share/mise", "toolchains installed by mise"},
+	{".local/share/uv/python", "Python versions installed by uv"},
+	{".sdkman/candidates", "JDKs, Gradle and Maven installed by SDKMAN"},
+	{".local/bin", "programs installed for the user (pip --user, pipx, uv tool)"},
+	{".local/lib", "Python's user site-packages"},
+	{"bin", "the user's own programs on PATH"},
+	{".gitconfig", "git's identity and settings, so git commit works (a token written here is readable: keep tokens in a credential helper)"},
+	{".config/git/config", "git's identity and settings (XDG location)"},
+	{".config/git/ignore", "git's global ignore file"},
+	{".config/git/attributes", "git's global attributes"},
+	{".gitignore_global", "a common core.excludesFile"},
+	{".gitignore", "a common core.excludesFile"},
+}
 
 // protectedNames are the files in the workspace that decide what ollm
 // or git trusts and runs: never writable from inside. All of .ollm/ is
@@ -96,6 +146,11 @@ var ollmSecrets = []string{"auth", "tokens", "state/store-verify.key", "sessions
 // trust file created there changes the workspace digest, so ollm holds it
 // back until the workspace is approved again (docs/security.md).
 var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+
+// gitTrust are the paths of a git directory that decide what git runs:
+// hooks, config (core.fsmonitor, core.hooksPath, filters), info
+// (attributes), a worktree's own config.
+var gitTrust = []string{"hooks", "config", "info", "config.worktree"}
 
 // ExtensionData is the directory an extension's hooks and servers may
 // write inside the workspace's protected .ollm/: .ollm/data/<name>. It is
@@ -161,6 +216,14 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	p.Write = devices()
 	if p.Preset == schema.SandboxWorkspaceWrite {
 		p.Write = append(p.Write, writable(env)...)
+		p.Cache = env.Cache
+		if p.Cache == "" {
+			p.Cache = PrivateCache(env)
+		}
+		if p.Cache != "" {
+			p.Write = append(p.Write, p.Cache)
+			p.CacheEnv = cacheEnv(p.Cache, env, p.Network)
+		}
 	}
 	for _, w := range append(slices.Clone(def.Write), s.Write...) {
 		p.Write = append(p.Write, absPath(w, env))
@@ -171,10 +234,53 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 		p.Read = append(p.Read, absPath(r, env))
 	}
 	p.Protect = protected(p.Write, env)
+	p.Pin, p.Protect = gitDirs(p.Write, env, p.Protect)
 	p.Hide = hidden(deny, p.Write, env.Workspace)
 	p.Write = dedupe(p.Write)
 	p.Read = uncovered(dedupe(p.Read), p.Write)
 	return p
+}
+
+// hides is p.Hide with each hidden directory that holds a read path (an
+// extension's own directory in a hidden $OLLM_HOME) replaced by its
+// entries but the way down to that path.
+func hides(p Policy) []string {
+	var out []string
+	for _, h := range p.Hide {
+		var keep []string
+		for _, r := range p.Read {
+			if within(r, h) && r != h {
+				keep = append(keep, r)
+			}
+		}
+		if len(keep) == 0 {
+			out = append(out, h)
+			continue
+		}
+		out = append(out, hideAround(h, keep)...)
+	}
+	return out
+}
+
+func hideAround(dir string, keep []string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case slices.Contains(keep, p):
+		case slices.ContainsFunc(keep, func(k string) bool { return within(k, p) }):
+			if e.IsDir() {
+				out = append(out, hideAround(p, keep)...)
+			}
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // uncovered drops the read paths inside a write path: a write rule grants
@@ -201,34 +307,99 @@ func hidden(deny, write []string, ws string) []string {
 	return out
 }
 
-// readable is everything but the secret paths: "/" when nothing is
-// denied, else the entries around each denied path, enumerated, leaving
-// out what a write path covers (write grants reading; a denied path under
-// it is hidden instead). It also returns the denied paths.
+// readable is everything outside $HOME and $OLLM_HOME but the denied
+// paths, plus the home allow-list (homeReadable, sandbox.allowRead) with
+// the denied paths inside them left out, leaving out what a write path
+// covers (write grants reading; a denied path under it is hidden instead).
+// It also returns the denied paths.
 func readable(env Env, write []string) ([]string, []string) {
+	deny := denied(env)
+	out := allowExcept("/", deny, env.Workspace, write)
+	for _, a := range homeAllowed(env) {
+		if !secretHolds(a.path, deny, env) {
+			out = append(out, allowExcept(a.path, deny, env.Workspace, write)...)
+		}
+	}
+	return out, deny
+}
+
+// denied are the paths no sandboxed process reads unless a write path or
+// the workspace holds them: $HOME (but the allow-list), $OLLM_HOME, the
+// secret locations, sandbox.denyRead, and where each of them leads when it
+// is a symlink (the rules name paths, the kernel follows the link).
+func denied(env Env) []string {
 	var deny []string
-	if env.Home != "" {
+	if home := homeDir(env); home != "" {
+		deny = append(deny, home)
 		for _, s := range secretPaths {
-			deny = append(deny, filepath.Join(env.Home, s))
+			deny = append(deny, filepath.Join(home, s))
 		}
 	}
 	if env.OllmHome != "" {
-		for _, s := range ollmSecrets {
-			deny = append(deny, filepath.Join(env.OllmHome, s))
-		}
+		deny = append(deny, filepath.Clean(env.OllmHome))
 	}
 	for _, d := range env.DenyRead {
 		deny = append(deny, absPath(d, env))
 	}
-	// A secret location that is a symlink (~/.ssh -> ~/dotfiles/ssh) is
-	// denied where it leads too: the rules name paths, the kernel follows
-	// the link.
 	for _, d := range deny {
 		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
 			deny = append(deny, real)
 		}
 	}
-	return allowExcept("/", deny, env.Workspace, write), deny
+	return deny
+}
+
+// secretHolds reports whether a denied path other than $HOME itself holds
+// p or where p leads: an allow-list entry inside ~/.ssh, or a
+// ~/.gitconfig linked to a file in it, stays hidden.
+func secretHolds(p string, deny []string, env Env) bool {
+	home := homeDir(env)
+	realHome, _ := filepath.EvalSymlinks(home)
+	paths := []string{p}
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		paths = append(paths, real)
+	}
+	for _, d := range deny {
+		if d == home || d == realHome {
+			continue
+		}
+		for _, q := range paths {
+			if within(q, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// homeDir is env.Home when it is a home the allow-list can apply to.
+func homeDir(env Env) string {
+	if !filepath.IsAbs(env.Home) || filepath.Clean(env.Home) == "/" {
+		return ""
+	}
+	return filepath.Clean(env.Home)
+}
+
+type allowed struct{ path, why string }
+
+// homeAllowed are the allow-list's paths that exist in this home, then
+// the profile's sandbox.allowRead, with why each is readable.
+func homeAllowed(env Env) []allowed {
+	home := homeDir(env)
+	if home == "" {
+		return nil
+	}
+	var out []allowed
+	for _, h := range homeReadable {
+		p := filepath.Join(home, h.path)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, allowed{p, h.why})
+		}
+	}
+	for _, a := range env.AllowRead {
+		out = append(out, allowed{absPath(a, env), "sandbox.allowRead in your profile"})
+	}
+	return out
 }
 
 // AllowExcept lists paths whose union is everything under root except the
@@ -283,8 +454,10 @@ func allowExcept(root string, deny []string, keep string, skip []string) []strin
 	return out
 }
 
-// writable are the workspace, temporary files and the tool caches that
-// builds and tests write.
+// writable are the workspace and temporary files. Tool caches are not:
+// what runs from them (~/go/bin, the module cache, ~/.npm/_npx, gradle's
+// init scripts) also runs outside the sandbox; builds get a private cache
+// (PrivateCache) instead.
 func writable(env Env) []string {
 	get := env.Getenv
 	if get == nil {
@@ -300,20 +473,6 @@ func writable(env Env) []string {
 		out = append(out, "/tmp", "/var/tmp", "/dev/shm")
 		if t := get("TMPDIR"); filepath.IsAbs(t) {
 			out = append(out, t)
-		}
-	}
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "npm_config_cache", "XDG_CACHE_HOME", "CARGO_HOME", "PIP_CACHE_DIR"} {
-		if x := get(v); x != "" {
-			for _, part := range filepath.SplitList(x) {
-				if filepath.IsAbs(part) {
-					out = append(out, part)
-				}
-			}
-		}
-	}
-	if env.Home != "" {
-		for _, c := range []string{".cache", "go", ".npm", ".cargo/registry", ".cargo/git", ".pnpm-store", ".yarn", ".gradle", ".m2"} {
-			out = append(out, filepath.Join(env.Home, c))
 		}
 	}
 	return out

@@ -54,7 +54,7 @@ func newBox(t *testing.T) *box {
 }
 
 func (b *box) env() Env {
-	return Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(b.root, "tmp")}, Getenv: func(k string) string {
+	return Env{Workspace: b.ws, Home: b.home, OllmHome: b.ollmHome, Temp: []string{filepath.Join(b.root, "tmp")}, Cache: testCache(), Getenv: func(k string) string {
 		switch k {
 		case "GOCACHE", "GOMODCACHE", "GOPATH":
 			out, _ := exec.Command("go", "env", k).Output()
@@ -62,6 +62,12 @@ func (b *box) env() Env {
 		}
 		return ""
 	}}
+}
+
+// testCache is sandboxtest.SharedCache (which this package's own tests
+// cannot import).
+func testCache() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ollm-sandbox-test-cache-%d", os.Getuid()))
 }
 
 // run runs argv in the workspace under the shell's default sandbox.

@@ -14,6 +14,9 @@
 //   D <path>   a directory inside a P path made writable again (an
 //              extension's data directory)
 //   H <path>   an existing path hidden under an empty read-only mount
+//   G <path>   an existing git directory or .git file bind-mounted onto
+//              itself before the P mounts: a mount point can be neither
+//              renamed nor replaced (EBUSY)
 //   M          a user and mount namespace was created for us
 //   L          a network namespace was created: bring loopback up
 //   T          deny TCP connect and bind through Landlock
@@ -106,6 +109,8 @@ struct spec {
 	int nhide;
 	char *data[MAX_RULES];
 	int ndata;
+	char *pin[MAX_RULES];
+	int npin;
 	char *keep[MAX_RULES];
 	int nkeep;
 	char *dir;
@@ -133,6 +138,7 @@ static void parse(char *text, struct spec *s) {
 		case 'P': if (arg && s->nprotect < MAX_RULES) s->protect[s->nprotect++] = arg; break;
 		case 'D': if (arg && s->ndata < MAX_RULES) s->data[s->ndata++] = arg; break;
 		case 'H': if (arg && s->nhide < MAX_RULES) s->hide[s->nhide++] = arg; break;
+		case 'G': if (arg && s->npin < MAX_RULES) s->pin[s->npin++] = arg; break;
 		case 'M': s->mountns = 1; break;
 		case 'L': s->loopback = 1; break;
 		case 'T': s->tcp = 1; break;
@@ -169,6 +175,22 @@ static void protect(const char *path) {
 	if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
 	if (mount(NULL, path, NULL, flags, NULL) != 0)
 		die("make read-only", path);
+}
+
+// pin bind-mounts an existing path onto itself, as writable as it was:
+// the mount point cannot be renamed, removed or replaced. A link is left
+// alone (the mount would land where it leads).
+static void pin(const char *path) {
+	struct stat st;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return;
+		die("stat", path);
+	}
+	if (S_ISLNK(st.st_mode))
+		return;
+	if (mount(path, path, NULL, MS_BIND, NULL) != 0)
+		die("pin", path);
 }
 
 // writable bind-mounts a directory inside a protected path onto itself
@@ -386,6 +408,8 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 	if (s.mountns) {
 		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 			die("make mounts private", NULL);
+		for (int i = 0; i < s.npin; i++)
+			pin(s.pin[i]);
 		for (int i = 0; i < s.nprotect; i++)
 			protect(s.protect[i]);
 		for (int i = 0; i < s.ndata; i++)

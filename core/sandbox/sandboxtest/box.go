@@ -6,6 +6,7 @@
 package sandboxtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,5 +46,12 @@ func New(t testing.TB) *Box {
 
 // Env resolves policies in the box, with no environment variables.
 func (b *Box) Env() sandbox.Env {
-	return sandbox.Env{Workspace: b.WS, Home: b.Home, OllmHome: b.OllmHome, Temp: []string{b.Tmp}, Getenv: func(string) string { return "" }}
+	return sandbox.Env{Workspace: b.WS, Home: b.Home, OllmHome: b.OllmHome, Temp: []string{b.Tmp}, Cache: SharedCache(), Getenv: func(string) string { return "" }}
+}
+
+// SharedCache is a private build cache the sandbox tests of every package
+// share, kept between runs (one per user): a cold Go build cache costs
+// ~30 s on the 2-core machine, once.
+func SharedCache() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ollm-sandbox-test-cache-%d", os.Getuid()))
 }
