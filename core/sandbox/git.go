@@ -147,3 +147,37 @@ func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
 }
+
+// GitDirsUnder lists the .git entries under root (root's own included),
+// not descending into a .git, node_modules or a link, and stopping after
+// limit directories (complete is then false). A caller compares the lists
+// from before and after a sandboxed command: a .git created where there
+// was none cannot be stopped by the sandbox, and git runs its hooks and
+// config outside.
+func GitDirsUnder(root string, limit int) (found []string, complete bool) {
+	n := 0
+	complete = true
+	var walk func(dir string)
+	walk = func(dir string) {
+		if n >= limit {
+			complete = false
+			return
+		}
+		n++
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range es {
+			p := filepath.Join(dir, e.Name())
+			switch {
+			case e.Name() == ".git":
+				found = append(found, p)
+			case e.IsDir() && e.Name() != "node_modules":
+				walk(p)
+			}
+		}
+	}
+	walk(root)
+	return found, complete
+}

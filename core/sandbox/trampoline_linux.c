@@ -160,8 +160,8 @@ static void parse(char *text, struct spec *s) {
 static void protect(const char *path) {
 	struct statvfs st;
 	if (statvfs(path, &st) != 0) {
-		if (errno == ENOENT)
-			return;
+		if (errno == ENOENT || errno == ENOTDIR)
+			return; // none there (.git/hooks where .git is a file)
 		die("stat", path);
 	}
 	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0)
@@ -183,7 +183,7 @@ static void protect(const char *path) {
 static void pin(const char *path) {
 	struct stat st;
 	if (lstat(path, &st) != 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ENOTDIR)
 			return;
 		die("stat", path);
 	}
