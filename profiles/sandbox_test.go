@@ -118,7 +118,7 @@ func TestSandboxTrustClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, kind := range map[string]string{
-		"sandbox.required": classWiden, "sandbox.denyRead": classNarrow,
+		"sandbox.required": classWiden, "sandbox.denyRead": classNarrow, "sandbox.allowRead": classWiden,
 		"sandbox.shell.preset": classWiden, "sandbox.hooks.network": classWiden, "sandbox.mcp.read": classWiden, "sandbox.mcp.write": classWiden,
 	} {
 		if c, ok := table.class[p]; !ok || c.kind != kind {

@@ -33,6 +33,10 @@ type SandboxConfig struct {
 	// DenyRead are extra paths no sandboxed process may read, beside the
 	// built-in secret locations (~/.ssh, ~/.aws, ...).
 	DenyRead []string `json:"denyRead,omitempty"`
+	// AllowRead are paths in $HOME sandboxed processes may read beside the
+	// built-in allow-list (toolchains, git's settings): everything else in
+	// $HOME is hidden.
+	AllowRead []string `json:"allowRead,omitempty"`
 	// Shell is the shell tool's sandbox (commands and background jobs).
 	Shell Sandbox `json:"shell"`
 	// Hooks and MCP are the defaults for hooks and stdio MCP servers that

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,13 +47,14 @@ type SandboxOptions struct {
 	Read    []string
 	Write   []string
 	JSON    bool
+	Explain string
 	Argv    []string
 }
 
 func newCmdSandbox(f *Factory) *cobra.Command {
 	o := &SandboxOptions{IO: f.IO, Factory: f}
 	cmd := &cobra.Command{
-		Use:   "sandbox [--preset P] [--network] [--read PATH] [--write PATH] [-- CMD ARGS...]",
+		Use:   "sandbox [--preset P] [--network] [--read PATH] [--write PATH] [--explain PATH | -- CMD ARGS...]",
 		Short: "Run a command in the sandbox ollm gives shell commands, or show that sandbox",
 		Long: `Sandbox runs CMD exactly as the shell tool would: under the profile's
 sandbox.shell (default workspace-write without network) with the flags on
@@ -62,12 +65,25 @@ Without a command it prints the sandbox: what this machine supports, the
 preset, the network, and every path the command may read or write and the
 trust files kept read-only.
 
-Presets: read-only (read everything but secrets such as ~/.ssh, write
-nothing), workspace-write (also write the workspace, /tmp and tool caches;
-ollm.cue, ollm.lock, .ollm/, .mcp.json, .claude/, .git/hooks and
-.git/config stay read-only), off (no sandbox).`,
+With --explain PATH it says whether a sandboxed command may write PATH,
+only read it, or not see it at all, and which rule decides: the
+workspace, the private build cache, a trust file, an entry of the home
+allow-list, a secret location, $OLLM_HOME, or "in your home and not on
+the allow-list" (sandbox.allowRead in the profile adds a path).
+
+Presets: read-only (read everything outside your home but secret
+locations, plus the home allow-list: toolchains and git's settings; write
+nothing), workspace-write (also write the workspace, temporary
+directories and a private build cache per workspace that GOCACHE,
+GOMODCACHE, npm_config_cache, CARGO_HOME, ... point at; ollm.cue,
+ollm.lock, .ollm/, .mcp.json, .claude/ and every git directory's hooks,
+config and info stay read-only), off (no sandbox). All of $OLLM_HOME is
+hidden.`,
 		Example: `  ollm sandbox                          # show the shell's sandbox here
   ollm sandbox -- go test ./...         # run as the model's shell commands run
+  ollm sandbox --explain ~/.pgpass      # hidden: in your home, not on the allow-list
+  ollm sandbox --explain ~/go/bin/gopls # read-only: on the allow-list (Go's GOPATH)
+  ollm sandbox --explain .git/config --json
   ollm sandbox --preset read-only -- sh -c 'echo x > f'
   ollm sandbox --network -- curl -sI http://127.0.0.1:8080/
   ollm sandbox --json`,
@@ -81,7 +97,8 @@ ollm.cue, ollm.lock, .ollm/, .mcp.json, .claude/, .git/hooks and
 	fl.BoolVar(&o.Network, "network", false, "allow the network")
 	fl.StringArrayVar(&o.Read, "read", nil, "also allow reading `PATH`")
 	fl.StringArrayVar(&o.Write, "write", nil, "also allow writing `PATH`")
-	fl.BoolVar(&o.JSON, "json", false, "print the sandbox as JSON (without a command)")
+	fl.BoolVar(&o.JSON, "json", false, "print the sandbox (or the --explain verdict) as JSON")
+	fl.StringVar(&o.Explain, "explain", "", "say whether a sandboxed command may read or write `PATH`, and why")
 	return cmd
 }
 
@@ -114,7 +131,34 @@ func sandboxRun(cmd *cobra.Command, o *SandboxOptions) error {
 	}
 	decl.Read = append(append([]string(nil), decl.Read...), o.Read...)
 	decl.Write = append(append([]string(nil), decl.Write...), o.Write...)
-	p := sandbox.Resolve(decl, sandbox.ShellDefault, sandboxEnv(f, r, home))
+	env := sandboxEnv(f, r, home)
+	p := sandbox.Resolve(decl, sandbox.ShellDefault, env)
+	if o.Explain != "" {
+		if len(o.Argv) > 0 {
+			return &FlagError{Err: errors.New("--explain takes no command: ollm sandbox --explain PATH")}
+		}
+		path := o.Explain
+		if strings.HasPrefix(path, "~/") || path == "~" {
+			path = filepath.Join(env.Home, strings.TrimPrefix(path, "~"))
+		} else if !filepath.IsAbs(path) {
+			if wd, err := f.Getwd(); err == nil {
+				path = filepath.Join(wd, path)
+			}
+		}
+		v := sandbox.Explain(p, env, path)
+		if o.JSON {
+			return writeJSON(o.IO.Out, v)
+		}
+		fmt.Fprintf(o.IO.Out, "%s: %s\n", v.Path, v.Access)
+		if v.Resolved != "" {
+			fmt.Fprintf(o.IO.Out, "  a link to %s (the kernel decides on where it leads)\n", v.Resolved)
+		}
+		fmt.Fprintf(o.IO.Out, "  %s\n", v.Why)
+		if v.Rule != "" {
+			fmt.Fprintf(o.IO.Out, "  rule: %s\n", v.Rule)
+		}
+		return nil
+	}
 	if len(o.Argv) == 0 {
 		rep := sandboxReport{Support: sandbox.Probe(), Policy: p}
 		if o.JSON {
@@ -141,7 +185,21 @@ func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error 
 		}
 		fmt.Fprintf(o.IO.ErrOut, "warning: running without a sandbox: %v (set sandbox.required: true to refuse instead)\n", err)
 	}
+	var before []string
+	root := ""
+	if ws, werr := o.Factory.Workspace(); werr == nil && ws.Root != "" && p.Preset == schema.SandboxWorkspaceWrite {
+		root = ws.Root
+		before, _ = sandbox.GitDirsUnder(root, gitScanLimit)
+	}
 	err := c.Run()
+	if root != "" {
+		after, _ := sandbox.GitDirsUnder(root, gitScanLimit)
+		for _, g := range after {
+			if !slices.Contains(before, g) {
+				fmt.Fprintf(o.IO.ErrOut, "warning: the command created the git repository %s: git runs its hooks and config (core.fsmonitor, core.hooksPath) outside any sandbox; check them before you run git there (git -C %s config --list --local)\n", g, filepath.Dir(g))
+			}
+		}
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return &SilentError{Code: ExitCode(ee.ExitCode())}
@@ -151,6 +209,9 @@ func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error 
 	}
 	return nil
 }
+
+// gitScanLimit bounds the directories looked at for a new .git.
+const gitScanLimit = 20000
 
 func printSandbox(w io.Writer, rep sandboxReport) {
 	p := rep.Policy
@@ -164,4 +225,8 @@ func printSandbox(w io.Writer, rep sandboxReport) {
 		fmt.Fprintf(w, "readonly: %s\n", strings.Join(p.Protect, "\n          "))
 	}
 	fmt.Fprintf(w, "read:     %s\n", strings.Join(p.Read, "\n          "))
+	if p.Cache != "" {
+		fmt.Fprintf(w, "cache:    %s (GOCACHE, GOMODCACHE, npm_config_cache, CARGO_HOME, ... point here)\n", p.Cache)
+	}
+	fmt.Fprintf(w, "hidden:   the rest of your home; all of $OLLM_HOME (ollm sandbox --explain PATH says why)\n")
 }

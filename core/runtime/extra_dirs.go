@@ -28,9 +28,6 @@ func (rt *Runtime) checkExtraDirs(g *schema.Resolved) error {
 	}
 	env := rt.sandboxEnv(g)
 	env.Workspace = ""
-	// What a read-only process may read is listed around the secret
-	// paths: a directory is clear of them if one entry holds it whole.
-	readable := sandbox.Resolve(schema.Sandbox{Preset: schema.SandboxReadOnly}, schema.Sandbox{}, env).Read
 	for _, d := range rt.opts.ExtraDirs {
 		if !filepath.IsAbs(d) {
 			return fmt.Errorf("additional directory %s: an absolute path is required", d)
@@ -48,7 +45,7 @@ func (rt *Runtime) checkExtraDirs(g *schema.Resolved) error {
 		if rt.Home.Dir != "" && (inside(rt.Home.Dir, d) || inside(d, rt.Home.Dir)) {
 			return fmt.Errorf("additional directory %s holds or lies in ollm's home %s, which the model may not use", d, rt.Home.Dir)
 		}
-		if !slices.ContainsFunc(readable, func(r string) bool { return inside(r, d) }) {
+		if sandbox.Secret(env, d) {
 			return fmt.Errorf("additional directory %s is, holds or lies in a secret path (~/.ssh, credentials, sandbox.denyRead): name a directory without one", d)
 		}
 	}

@@ -1119,7 +1119,7 @@ func SandboxEnv(getenv func(string) string, root string, r *schema.Resolved, hom
 	if userHome == "" {
 		userHome, _ = os.UserHomeDir()
 	}
-	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead}
+	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead, AllowRead: r.Profile.Sandbox.AllowRead}
 }
 
 func (rt *Runtime) sandboxEnv(g *schema.Resolved) sandbox.Env {

@@ -340,3 +340,59 @@ func TestGitDirsCannotBeReplacedOrEdited(t *testing.T) {
 		t.Errorf("new git dirs %v (complete %v)", made, complete)
 	}
 }
+
+// What ollm sandbox --explain says about a path is what the kernel does:
+// for each path, a sandboxed cat reads it exactly when the verdict is not
+// hidden, and a sandboxed append opens it exactly when it is writable.
+func TestExplainAgreesWithTheKernel(t *testing.T) {
+	b := sandboxtest.New(t)
+	h := sandboxtest.DevHome(t, b)
+	env := b.Env()
+	env.AllowRead = []string{"~/.my.cnf"} // the profile's allowRead
+	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, env)
+	os.MkdirAll(filepath.Join(b.WS, ".git", "hooks"), 0o755)
+	os.MkdirAll(p.Cache, 0o700)
+	for n, d := range map[string]string{
+		filepath.Join(b.WS, "a.txt"): "a", filepath.Join(b.WS, ".git", "config"): "c", filepath.Join(b.OllmHome, "profile.cue"): "p",
+		filepath.Join(p.Cache, "c.txt"): "c", filepath.Join(b.Home, "notes.txt"): "n", filepath.Join(b.Outside, "o.txt"): "o",
+	} {
+		if err := os.WriteFile(n, []byte(d), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := []string{filepath.Join(b.WS, "a.txt"), filepath.Join(b.WS, ".git", "config"), filepath.Join(b.OllmHome, "profile.cue"),
+		filepath.Join(p.Cache, "c.txt"), filepath.Join(b.Home, "notes.txt"), filepath.Join(b.Outside, "o.txt"), h.Tool,
+		filepath.Join(b.Home, ".gitconfig"), filepath.Join(b.Home, ".my.cnf"), filepath.Join(b.Home, ".bashrc")}
+	for s := range h.Secrets {
+		paths = append(paths, s)
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		v := sandbox.Explain(p, env, path)
+		seen[v.Access] = true
+		run := func(script string) bool {
+			c := exec.Command("sh", "-c", script, "sh", path)
+			c.Dir = b.WS
+			if err := sandbox.Wrap(c, p); err != nil {
+				t.Fatal(err)
+			}
+			return c.Run() == nil
+		}
+		read, write := run(`cat "$1" >/dev/null`), run(`: >> "$1"`)
+		if read != (v.Access != sandbox.AccessHidden) || write != (v.Access == sandbox.AccessWritable) {
+			t.Errorf("%s: explained %s (%s), the kernel: read %v write %v", path, v.Access, v.Why, read, write)
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("verdicts seen: %v", seen)
+	}
+	if v := sandbox.Explain(p, env, filepath.Join(b.Home, ".pgpass")); !strings.Contains(v.Why, "secret location") {
+		t.Errorf("~/.pgpass: %+v", v)
+	}
+	if v := sandbox.Explain(p, env, filepath.Join(b.Home, "notes.txt")); !strings.Contains(v.Why, "not on the allow-list") || v.Rule != b.Home {
+		t.Errorf("~/notes.txt: %+v", v)
+	}
+	if v := sandbox.Explain(p, env, filepath.Join(b.Home, ".my.cnf")); !strings.Contains(v.Why, "secret location") {
+		t.Errorf("~/.my.cnf is a secret location even when allowRead names it: %+v", v)
+	}
+}
