@@ -565,3 +565,17 @@ func TestOllmHomeInsideAWritableDirectory(t *testing.T) {
 		t.Errorf("the writable directory is not readable: %s", out)
 	}
 }
+
+// BenchmarkResolve is resolving the shell's default policy in this
+// user's real home: the enumeration around $HOME and the secrets, the home
+// allow-list, the git directories.
+func BenchmarkResolve(b *testing.B) {
+	wd, _ := os.Getwd()
+	env := Env{Workspace: wd, Home: os.Getenv("HOME"), Getenv: os.Getenv}
+	var p Policy
+	for i := 0; i < b.N; i++ {
+		p = Resolve(schema.Sandbox{}, ShellDefault, env)
+	}
+	b.ReportMetric(float64(len(p.Read)+len(p.Write)), "landlock-rules")
+	b.ReportMetric(float64(len(p.Protect)+len(p.Pin)+len(p.Hide)), "mounts")
+}
