@@ -115,6 +115,9 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 		cmd.Env = os.Environ()
 	}
 	ns := sharedNamespaces(s)
+	if ownNamespaces {
+		ns = shared{}
+	}
 	spec, err := encode(exe, p, s, ns, agentSockets(cmd.Env))
 	if err != nil {
 		return err
@@ -153,6 +156,9 @@ func (n shared) ok() bool { return n.user != "" }
 var (
 	keeperOnce sync.Once
 	keeperNS   shared
+	// ownNamespaces makes each process create its own namespaces, as
+	// before the keeper: benchmarks compare the two.
+	ownNamespaces bool
 )
 
 // sharedNamespaces starts the keeper once per ollm process; a zero value
