@@ -56,15 +56,26 @@ func TestTerminalHelper(t *testing.T) {
 	if result == "" {
 		return
 	}
-	cmd := exec.Command("python3", "-c", inject, result+".attempts")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if os.Getenv("_OLLM_TTY_SANDBOX") == "1" {
-		b := sandboxtest.Box{WS: os.Getenv("_OLLM_TTY_WS"), Home: os.Getenv("_OLLM_TTY_HOME"), Tmp: os.Getenv("_OLLM_TTY_WS")}
+	argv := []string{"python3", "-c", inject, result + ".attempts"}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	b := sandboxtest.Box{WS: os.Getenv("_OLLM_TTY_WS"), Home: os.Getenv("_OLLM_TTY_HOME"), Tmp: os.Getenv("_OLLM_TTY_WS")}
+	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())
+	switch os.Getenv("_OLLM_TTY_SANDBOX") {
+	case "wrap":
 		cmd.Dir = b.WS
-		if err := sandbox.Wrap(cmd, sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())); err != nil {
+		if err := sandbox.Wrap(cmd, p); err != nil {
 			t.Fatal(err)
 		}
+	case "external": // as an editor's terminal starts it: a process group of its own
+		l, err := sandbox.External(argv, b.WS, os.Environ(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.Command(l.Path, l.Args...)
+		cmd.Env, cmd.Dir = l.Env, l.Dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +113,13 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // terminalRun runs TestTerminalHelper in a new session on a new
 // pseudo-terminal and returns the attempts inject wrote, the bytes waiting
 // in the terminal's input afterwards and what the terminal showed.
-func terminalRun(t *testing.T, b *sandboxtest.Box, sandboxed bool) (attempts string, pending int, shown string) {
+func terminalRun(t *testing.T, b *sandboxtest.Box, how string) (attempts string, pending int, shown string) {
 	t.Helper()
 	master, slave := openPTY(t)
 	result := filepath.Join(b.WS, "tty-result")
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestTerminalHelper$")
 	cmd.Env = append(os.Environ(), "_OLLM_TTY_RESULT="+result, "_OLLM_TTY_WS="+b.WS, "_OLLM_TTY_HOME="+b.Home)
-	if sandboxed {
-		cmd.Env = append(cmd.Env, "_OLLM_TTY_SANDBOX=1")
-	}
+	cmd.Env = append(cmd.Env, "_OLLM_TTY_SANDBOX="+how)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	var screen bytes.Buffer
@@ -140,21 +149,26 @@ func terminalRun(t *testing.T, b *sandboxtest.Box, sandboxed bool) (attempts str
 // is a real pseudo-terminal; its input queue is read after the command.
 func TestNoTerminal(t *testing.T) {
 	b := sandboxtest.New(t)
-	attempts, pending, shown := terminalRun(t, b, true)
-	t.Logf("sandboxed:\n%s", attempts)
-	if pending != 0 || strings.Contains(shown, "OLLM-INJECTED") {
-		t.Errorf("a sandboxed command injected %d bytes into the terminal's input; the terminal showed %q", pending, shown)
-	}
-	for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM"} {
-		if !strings.Contains(attempts, want) {
-			t.Errorf("want %q in the attempts:\n%s", want, attempts)
+	// wrap: as ollm starts the shell tool's commands, hooks and servers;
+	// external: as an editor's terminal starts a command (ACP), in the
+	// terminal's session as a process group of its own.
+	for _, how := range []string{"wrap", "external"} {
+		attempts, pending, shown := terminalRun(t, b, how)
+		t.Logf("%s:\n%s", how, attempts)
+		if pending != 0 || strings.Contains(shown, "OLLM-INJECTED") {
+			t.Errorf("%s: a sandboxed command injected %d bytes into the terminal's input; the terminal showed %q", how, pending, shown)
+		}
+		for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM"} {
+			if !strings.Contains(attempts, want) {
+				t.Errorf("%s: want %q in the attempts:\n%s", how, want, attempts)
+			}
 		}
 	}
 	// Unsandboxed, the same program types into the terminal where the
 	// kernel lets it: root, or dev.tty.legacy_tiocsti=1.
 	legacy, _ := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti")
 	if os.Getuid() == 0 || strings.TrimSpace(string(legacy)) == "1" {
-		attempts, pending, _ := terminalRun(t, b, false)
+		attempts, pending, _ := terminalRun(t, b, "")
 		if pending == 0 {
 			t.Errorf("the unsandboxed control injected nothing; the test cannot see an injection:\n%s", attempts)
 		}

@@ -469,10 +469,27 @@ static void cover_sockets(struct spec *s, char *table) {
 }
 
 // no_terminal leaves the target no controlling terminal: a session of its
-// own (Wrap asks clone for one; an editor's terminal does not).
+// own (Wrap asks clone for one). A process group leader cannot start one
+// (an editor's terminal starts us so); it gives the terminal up instead
+// (TIOCNOTTY clears the controlling terminal of any process), staying in
+// the editor's process group for its Ctrl-C.
 static void no_terminal(void) {
-	if (getsid(0) != getpid() && setsid() < 0)
-		die("new session", NULL);
+	if (getsid(0) == getpid() || setsid() >= 0)
+		return;
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			return; // none to give up
+		die("open the controlling terminal to leave it", NULL);
+	}
+	if (ioctl(fd, TIOCNOTTY) != 0)
+		die("leave the controlling terminal", NULL);
+	close(fd);
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENXIO) {
+		errno = EBUSY;
+		die("leave the controlling terminal", NULL);
+	}
 }
 
 #if defined(__x86_64__)
