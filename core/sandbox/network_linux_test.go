@@ -34,7 +34,7 @@ func run(t *testing.T, b *sandboxtest.Box, s schema.Sandbox, env []string, argv 
 // "NAME: reached ..." or "NAME: blocked ...".
 const probes = `
 import socket, sys
-tcp, udp, dns, abstract, outside, inside = sys.argv[1:7]
+tcp, udp, dns, abstract, outside, inside, temp = sys.argv[1:8]
 def addr(a):
     h, p = a.rsplit(':', 1)
     return (h, int(p))
@@ -72,6 +72,12 @@ probe('raw', raw)
 probe('abstract', lambda: stream(socket.AF_UNIX, 0, '\0' + abstract[1:]))
 probe('unix-outside', lambda: stream(socket.AF_UNIX, 0, outside))
 probe('unix-workspace', lambda: stream(socket.AF_UNIX, 0, inside))
+probe('unix-temp', lambda: stream(socket.AF_UNIX, 0, temp))
+def temp_write():
+    with open(temp + '.txt', 'w') as f:
+        f.write('x')
+    return 'written'
+probe('temp-dir-write', temp_write)
 `
 
 // Network off: nothing leaves the sandbox over IP of any kind, no unix
@@ -87,8 +93,11 @@ func TestNetworkOffMeansOff(t *testing.T) {
 	abstract := sandboxtest.ListenStream(t, "unix", fmt.Sprintf("@ollm-sandbox-test-%d", os.Getpid()))
 	outside := sandboxtest.ListenStream(t, "unix", filepath.Join(b.Outside, "service.sock"))
 	inside := sandboxtest.ListenStream(t, "unix", filepath.Join(b.WS, "dev.sock"))
+	// A socket directly in a directory the process writes ($TMPDIR): the
+	// socket is covered, not the directory.
+	temp := sandboxtest.ListenStream(t, "unix", filepath.Join(b.Tmp, "daemon.sock"))
 	agent := sandboxtest.StartAgent(t, filepath.Join(b.Outside, "ssh-agent"))
-	argv := []string{"python3", "-c", probes, tcp.Addr, udp.Addr, dns.Addr, abstract.Addr, outside.Addr, inside.Addr}
+	argv := []string{"python3", "-c", probes, tcp.Addr, udp.Addr, dns.Addr, abstract.Addr, outside.Addr, inside.Addr, temp.Addr}
 	agentEnv := []string{"SSH_AUTH_SOCK=" + agent.Sock}
 
 	out, err := run(t, b, schema.Sandbox{}, agentEnv, argv...)
@@ -96,15 +105,15 @@ func TestNetworkOffMeansOff(t *testing.T) {
 		t.Fatalf("probes: %v\n%s", err, out)
 	}
 	t.Logf("network off:\n%s", out)
-	for _, name := range []string{"tcp", "tcp-fastopen", "mptcp", "udp", "dns", "raw", "abstract", "unix-outside"} {
+	for _, name := range []string{"tcp", "tcp-fastopen", "mptcp", "udp", "dns", "raw", "abstract", "unix-outside", "unix-temp"} {
 		if !strings.Contains(out, name+": blocked") {
 			t.Errorf("network off: %s was not blocked:\n%s", name, out)
 		}
 	}
-	if !strings.Contains(out, "unix-workspace: reached b'hi\\n'") {
-		t.Errorf("network off: a unix socket in the workspace should answer:\n%s", out)
+	if !strings.Contains(out, "unix-workspace: reached b'hi\\n'") || !strings.Contains(out, "temp-dir-write: reached 'written'") {
+		t.Errorf("network off: a unix socket in the workspace should answer, and $TMPDIR stay writable:\n%s", out)
 	}
-	for name, l := range map[string]*sandboxtest.Listener{"tcp": tcp, "udp": udp, "dns": dns, "abstract": abstract, "unix-outside": outside} {
+	for name, l := range map[string]*sandboxtest.Listener{"tcp": tcp, "udp": udp, "dns": dns, "abstract": abstract, "unix-outside": outside, "unix-temp": temp} {
 		if n := l.Hits(); n != 0 {
 			t.Errorf("network off: the host's %s listener received %d connections or datagrams", name, n)
 		}
@@ -121,7 +130,7 @@ func TestNetworkOffMeansOff(t *testing.T) {
 		t.Fatalf("probes, network on: %v\n%s", err, out)
 	}
 	t.Logf("network on:\n%s", out)
-	for _, name := range []string{"tcp", "tcp-fastopen", "mptcp", "udp", "dns", "abstract", "unix-outside", "unix-workspace"} {
+	for _, name := range []string{"tcp", "tcp-fastopen", "mptcp", "udp", "dns", "abstract", "unix-outside", "unix-workspace", "unix-temp"} {
 		if !strings.Contains(out, name+": reached") {
 			t.Errorf("network on: %s should be reached:\n%s", name, out)
 		}

@@ -39,8 +39,10 @@
 //   n <path>   join the network namespace at path (no network: loopback
 //              only, shared by the sandboxed processes of one ollm)
 //   o          cover every unix socket listening in ollm's network
-//              namespace (/proc/net/unix, read before joining n) with an
-//              empty file, except those under an i path
+//              namespace (/proc/net/unix, read before joining n), except
+//              those under an i path: its directory with an empty tmpfs
+//              when no W or i path lies in it (and it is not / or a
+//              top-level directory), else the socket with an empty file
 //   i <path>   a hierarchy whose unix sockets stay reachable (the workspace)
 //   u <path>   a unix socket to cover whatever else the spec says (the
 //              user's ssh-agent)
@@ -440,14 +442,45 @@ static void cover_socket(const char *path) {
 		die("cover the unix socket", path);
 }
 
+// cover_dir puts an empty read-only tmpfs over a directory holding unix
+// sockets: one mount for all of them, and the sockets made there later.
+static void cover_dir(const char *dir) {
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
+		die("cover the unix sockets in", dir);
+}
+
+// coverable reports whether the directory holding a socket may be covered
+// as a whole: not "/" or a top-level directory (/tmp, /run), and neither
+// it nor anything below it is a path the process writes or keeps (the
+// workspace, $TMPDIR, a cache, a granted agent).
+static int coverable(struct spec *s, const char *dir) {
+	const char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	for (int i = 0; i < s->nwrite; i++)
+		if (under(s->write[i], dir))
+			return 0;
+	for (int i = 0; i < s->nsockok; i++)
+		if (under(s->sockok[i], dir))
+			return 0;
+	return 1;
+}
+
 // cover_sockets covers the sockets listening (or bound, for datagrams)
-// in ollm's network namespace, outside the i hierarchies, and the u ones.
+// in ollm's network namespace, outside the i hierarchies, and the u ones:
+// the directory holding them when it may be covered whole (one mount for
+// a desktop's /run/user/<uid>), else each socket.
 // Lines: "Num RefCount Protocol Flags Type St Inode Path".
 static void cover_sockets(struct spec *s, char *table) {
 	for (int i = 0; i < s->nsockhide; i++)
 		cover_socket(s->sockhide[i]);
 	if (!table)
 		return;
+	char *covered[64]; // directories covered whole: skip their sockets
+	int ncovered = 0;
 	char *line = strchr(table, '\n'); // the header
 	while (line && *++line) {
 		char *end = strchr(line, '\n');
@@ -457,12 +490,25 @@ static void cover_sockets(struct spec *s, char *table) {
 		int at = 0;
 		if (sscanf(line, "%*s %*s %*s %lx %lx %*s %lu %n", &flags, &type, &inode, &at) >= 3 && at > 0 && line[at] == '/') {
 			char *path = line + at;
-			int listening = (flags & 0x10000) != 0 || type == 2; // __SO_ACCEPTCON, SOCK_DGRAM
-			int ok = 0;
-			for (int i = 0; i < s->nsockok && !ok; i++)
-				ok = under(path, s->sockok[i]);
-			if (listening && !ok)
-				cover_socket(path);
+			int skip = (flags & 0x10000) == 0 && type != 2; // not __SO_ACCEPTCON, not SOCK_DGRAM
+			for (int i = 0; i < s->nsockok && !skip; i++)
+				skip = under(path, s->sockok[i]);
+			for (int i = 0; i < ncovered && !skip; i++)
+				skip = under(path, covered[i]);
+			struct stat st;
+			if (!skip && stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+				char *slash = strrchr(path, '/');
+				*slash = '\0';
+				int whole = coverable(s, path);
+				if (whole) {
+					cover_dir(path);
+					if (ncovered < 64)
+						covered[ncovered++] = path; // the table lives until the exec
+				} else {
+					*slash = '/';
+					cover_socket(path);
+				}
+			}
 		}
 		line = end;
 	}
