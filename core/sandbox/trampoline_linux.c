@@ -41,8 +41,8 @@
 //   o          cover every unix socket listening in ollm's network
 //              namespace (/proc/net/unix, read before joining n), except
 //              those under an i path: its directory with an empty tmpfs
-//              when no W or i path lies in it (and it is not / or a
-//              top-level directory), else the socket with an empty file
+//              when it lies in /run, /tmp, /var/tmp or /dev/shm and no W
+//              or i path lies in it, else the socket with an empty file
 //   i <path>   a hierarchy whose unix sockets stay reachable (the workspace)
 //   u <path>   a unix socket to cover whatever else the spec says (the
 //              user's ssh-agent)
@@ -453,12 +453,16 @@ static void cover_dir(const char *dir) {
 }
 
 // coverable reports whether the directory holding a socket may be covered
-// as a whole: not "/" or a top-level directory (/tmp, /run), and neither
+// as a whole: it lies in a runtime or temporary area (/run, /tmp, ...,
+// where daemons keep their sockets, not files a build reads), and neither
 // it nor anything below it is a path the process writes or keeps (the
-// workspace, $TMPDIR, a cache, a granted agent).
+// workspace, $TMPDIR, a granted agent).
 static int coverable(struct spec *s, const char *dir) {
-	const char *slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
+	static const char *areas[] = {"/run/", "/var/run/", "/tmp/", "/var/tmp/", "/dev/shm/"};
+	int in = 0;
+	for (size_t i = 0; i < sizeof areas / sizeof areas[0] && !in; i++)
+		in = strncmp(dir, areas[i], strlen(areas[i])) == 0;
+	if (!in)
 		return 0;
 	for (int i = 0; i < s->nwrite; i++)
 		if (under(s->write[i], dir))
