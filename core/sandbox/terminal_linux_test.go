@@ -42,6 +42,15 @@ def tty():
     sti(fd)
 attempt('devtty', tty)
 attempt('tioclinux', lambda: fcntl.ioctl(0, 0x541C, b'\x02' + bytes(8)))
+def by_path():  # the user's terminal by its name, as a command whose output is a pipe would
+    fd = os.open(sys.argv[2], os.O_WRONLY | os.O_NOCTTY)
+    os.write(fd, b'OLLM-' + b'WRITTEN')
+attempt('open-pts', by_path)
+def own_pty():  # a program making a pseudo-terminal of its own still can
+    m, s = os.openpty()
+    os.write(m, b'x\n')
+    return os.read(s, 2)
+attempt('own-pty', own_pty)
 out.close()
 `
 
@@ -56,7 +65,7 @@ func TestTerminalHelper(t *testing.T) {
 	if result == "" {
 		return
 	}
-	argv := []string{"python3", "-c", inject, result + ".attempts"}
+	argv := []string{"python3", "-c", inject, result + ".attempts", os.Getenv("_OLLM_TTY_NAME")}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	b := sandboxtest.Box{WS: os.Getenv("_OLLM_TTY_WS"), Home: os.Getenv("_OLLM_TTY_HOME"), Tmp: os.Getenv("_OLLM_TTY_WS")}
 	p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())
@@ -118,7 +127,7 @@ func terminalRun(t *testing.T, b *sandboxtest.Box, how string) (attempts string,
 	master, slave := openPTY(t)
 	result := filepath.Join(b.WS, "tty-result")
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestTerminalHelper$")
-	cmd.Env = append(os.Environ(), "_OLLM_TTY_RESULT="+result, "_OLLM_TTY_WS="+b.WS, "_OLLM_TTY_HOME="+b.Home)
+	cmd.Env = append(os.Environ(), "_OLLM_TTY_RESULT="+result, "_OLLM_TTY_WS="+b.WS, "_OLLM_TTY_HOME="+b.Home, "_OLLM_TTY_NAME="+slave.Name())
 	cmd.Env = append(cmd.Env, "_OLLM_TTY_SANDBOX="+how)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -145,7 +154,8 @@ func terminalRun(t *testing.T, b *sandboxtest.Box, how string) (attempts string,
 
 // A sandboxed command cannot type into the user's terminal: it has no
 // controlling terminal (/dev/tty: ENXIO), TIOCSTI on the terminal it was
-// given as stdin injects nothing, and TIOCLINUX is refused. The terminal
+// given as stdin injects nothing, TIOCLINUX is refused, and the terminal
+// cannot be opened by its name (/dev/pts/N), while a pty of its own works. The terminal
 // is a real pseudo-terminal; its input queue is read after the command.
 func TestNoTerminal(t *testing.T) {
 	b := sandboxtest.New(t)
@@ -155,10 +165,10 @@ func TestNoTerminal(t *testing.T) {
 	for _, how := range []string{"wrap", "external"} {
 		attempts, pending, shown := terminalRun(t, b, how)
 		t.Logf("%s:\n%s", how, attempts)
-		if pending != 0 || strings.Contains(shown, "OLLM-INJECTED") {
+		if pending != 0 || strings.Contains(shown, "OLLM-INJECTED") || strings.Contains(shown, "OLLM-WRITTEN") {
 			t.Errorf("%s: a sandboxed command injected %d bytes into the terminal's input; the terminal showed %q", how, pending, shown)
 		}
-		for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM"} {
+		for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM", "open-pts: ENOENT", "own-pty: done"} {
 			if !strings.Contains(attempts, want) {
 				t.Errorf("%s: want %q in the attempts:\n%s", how, want, attempts)
 			}

@@ -48,7 +48,8 @@
 //              user's ssh-agent)
 //
 // Always, whatever the spec: the target runs in a session of its own with
-// no controlling terminal (setsid), a seccomp filter refuses ioctl
+// no controlling terminal (setsid), with a mount namespace (M, U or j) a
+// devpts instance of its own on /dev/pts, a seccomp filter refuses ioctl
 // TIOCSTI and TIOCLINUX on every descriptor (EPERM), and on Landlock ABI
 // 6+ the target cannot signal a process outside its sandbox; without
 // network (n, L or T) it cannot reach an abstract unix socket created
@@ -518,6 +519,18 @@ static void cover_sockets(struct spec *s, char *table) {
 	}
 }
 
+// private_pts gives the process a devpts instance of its own: the ptys it
+// opens work (/dev/ptmx finds the instance at /dev/pts), the user's
+// terminals (/dev/pts/N of the host) cannot be opened by path. A terminal
+// the caller passed as a descriptor stays usable.
+static void private_pts(void) {
+	struct stat st;
+	if (stat("/dev/pts", &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
+		die("mount a devpts of its own on", "/dev/pts");
+}
+
 // no_terminal leaves the target no controlling terminal: a session of its
 // own (Wrap asks clone for one). A process group leader cannot start one
 // (an editor's terminal starts us so); it gives the terminal up instead
@@ -697,6 +710,7 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 		for (int i = 0; i < s.nhide; i++)
 			hide(s.hide[i]);
 		cover_sockets(&s, sockets);
+		private_pts();
 	}
 	free(sockets);
 	if (s.loopback)
