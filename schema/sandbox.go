@@ -18,11 +18,14 @@ type Sandbox struct {
 	Isolate bool     `json:"isolate,omitempty"`
 	Read    []string `json:"read,omitempty"`  // extra readable paths
 	Write   []string `json:"write,omitempty"` // extra writable paths (readable too)
+	// SSHAgent lets the process use the user's ssh-agent ($SSH_AUTH_SOCK),
+	// which signs with the user's keys; network alone does not.
+	SSHAgent bool `json:"sshAgent,omitempty"`
 }
 
 // IsZero reports whether s declares nothing.
 func (s Sandbox) IsZero() bool {
-	return s.Preset == "" && s.Network == nil && !s.Isolate && len(s.Read) == 0 && len(s.Write) == 0
+	return s.Preset == "" && s.Network == nil && !s.Isolate && !s.SSHAgent && len(s.Read) == 0 && len(s.Write) == 0
 }
 
 // SandboxConfig is the profile's sandbox block.

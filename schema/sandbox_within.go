@@ -61,7 +61,7 @@ func SamePermissions(a, b *Sandbox) bool {
 	if b != nil {
 		y = *b
 	}
-	return x.Preset == y.Preset && sameBool(x.Network, y.Network) && x.Isolate == y.Isolate &&
+	return x.Preset == y.Preset && sameBool(x.Network, y.Network) && x.Isolate == y.Isolate && x.SSHAgent == y.SSHAgent &&
 		slices.Equal(x.Read, y.Read) && slices.Equal(x.Write, y.Write)
 }
 
@@ -84,6 +84,7 @@ func (s Sandbox) WithDefaults(d Sandbox) Sandbox {
 		out.Network = boolPtr(*d.Network)
 	}
 	out.Isolate = out.Isolate || d.Isolate
+	out.SSHAgent = out.SSHAgent || d.SSHAgent
 	if len(out.Read) == 0 {
 		out.Read = slices.Clone(d.Read)
 	}
@@ -125,6 +126,9 @@ func (s Sandbox) Within(approved Sandbox) bool {
 	}
 	if approved.Isolate && !s.Isolate && approved.Network != nil && !*approved.Network {
 		return false // UDP and DNS were not approved
+	}
+	if s.SSHAgent && !approved.SSHAgent {
+		return false // the agent signs with the user's keys
 	}
 	readable := append(slices.Clone(approved.Read), approved.Write...)
 	for _, p := range s.Read {

@@ -16,6 +16,8 @@ func TestSandboxWithin(t *testing.T) {
 		{name: "both default", want: true},
 		{name: "isolated within no network", s: Sandbox{Network: net(false), Isolate: true}, appr: Sandbox{Network: net(false)}, want: true},
 		{name: "not isolated beyond isolated", s: Sandbox{Network: net(false)}, appr: Sandbox{Network: net(false), Isolate: true}, want: false},
+		{name: "ssh agent beyond no agent", s: Sandbox{SSHAgent: true}, appr: Sandbox{}, want: false},
+		{name: "no agent within agent", s: Sandbox{}, appr: Sandbox{SSHAgent: true}, want: true},
 		{name: "same preset", s: Sandbox{Preset: SandboxReadOnly}, appr: Sandbox{Preset: SandboxReadOnly}, want: true},
 		{name: "read-only within workspace-write", s: Sandbox{Preset: SandboxReadOnly}, appr: Sandbox{Preset: SandboxWorkspaceWrite}, want: true},
 		{name: "read-only within the default", s: Sandbox{Preset: SandboxReadOnly}, want: true},

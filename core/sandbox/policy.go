@@ -36,6 +36,12 @@ type Policy struct {
 	// Cache and appends CacheEnv after the caller's environment.
 	Cache    string   `json:"cache,omitempty"`
 	CacheEnv []string `json:"cacheEnv,omitempty"`
+	// Workspace is the workspace root: without network, the unix sockets
+	// under it stay reachable (those of the rest of the host do not).
+	Workspace string `json:"workspace,omitempty"`
+	// SSHAgent lets the process reach the user's ssh-agent ($SSH_AUTH_SOCK);
+	// otherwise its socket is covered, with or without network.
+	SSHAgent bool `json:"sshAgent,omitempty"`
 }
 
 // Off reports whether the policy runs the process unsandboxed.
@@ -213,6 +219,7 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	if p.Off() {
 		return p
 	}
+	p.Workspace, p.SSHAgent = env.Workspace, s.SSHAgent || def.SSHAgent
 	p.Write = devices()
 	if p.Preset == schema.SandboxWorkspaceWrite {
 		p.Write = append(p.Write, writable(env)...)

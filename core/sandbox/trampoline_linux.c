@@ -32,13 +32,43 @@
 //              lines name
 //   K <name>   a variable the target keeps
 //
+// Lines of issue 25 (lower case, so that other new kinds keep upper case):
+//   k          keeper mode: the user and network namespaces were created by
+//              clone; bring loopback up, write "ready\n" to stdout, wait
+//              for EOF on stdin and exit. ollm keeps the namespaces open
+//              (launch_linux.go) and every sandboxed process joins them.
+//   j <path>   join the user namespace at path (an nsfs file, e.g.
+//              /proc/<ollm>/fd/<n>) and create a mount namespace; implies M
+//   n <path>   join the network namespace at path (no network: loopback
+//              only, shared by the sandboxed processes of one ollm)
+//   o          cover every unix socket listening in ollm's network
+//              namespace (/proc/net/unix, read before joining n), except
+//              those under an i path: its directory with an empty tmpfs
+//              when it lies in /run, /tmp, /var/tmp or /dev/shm and no W
+//              or i path lies in it, else the socket with an empty file
+//   i <path>   a hierarchy whose unix sockets stay reachable (the workspace)
+//   u <path>   a unix socket to cover whatever else the spec says (the
+//              user's ssh-agent)
+//
+// Always, whatever the spec: the target runs in a session of its own with
+// no controlling terminal (setsid), with a mount namespace (M, U or j) a
+// devpts instance of its own on /dev/pts, a seccomp filter refuses ioctl
+// TIOCSTI and TIOCLINUX on every descriptor (EPERM), and on Landlock ABI
+// 6+ the target cannot signal a process outside its sandbox; without
+// network (n, L or T) it cannot reach an abstract unix socket created
+// outside it either.
+//
 // Any failure before the target runs exits 125 with a line on stderr that
 // starts "ollm sandbox:"; nothing runs unsandboxed.
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdint.h>
@@ -84,10 +114,13 @@ extern char **environ;
 #define FS_IOCTL_DEV (1ULL << 15)
 #define NET_BIND_TCP (1ULL << 0)
 #define NET_CONNECT_TCP (1ULL << 1)
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
 	uint64_t handled_access_net;
+	uint64_t scoped; // ABI 6
 };
 
 struct __attribute__((packed)) ll_path_beneath_attr {
@@ -115,6 +148,13 @@ struct spec {
 	int nkeep;
 	char *dir;
 	int mountns, loopback, tcp, unshare, argv0, envonly;
+	// issue 25
+	int keeper, sockets;
+	char *joinuser, *joinnet;
+	char *sockok[MAX_RULES];
+	int nsockok;
+	char *sockhide[MAX_RULES];
+	int nsockhide;
 };
 
 static void die(const char *what, const char *arg) {
@@ -147,9 +187,15 @@ static void parse(char *text, struct spec *s) {
 		case 'C': s->dir = arg; break;
 		case 'E': s->envonly = 1; break;
 		case 'K': if (arg && s->nkeep < MAX_RULES) s->keep[s->nkeep++] = arg; break;
+		case 'k': s->keeper = 1; break;
+		case 'j': s->joinuser = arg; s->mountns = 1; break;
+		case 'n': s->joinnet = arg; break;
+		case 'o': s->sockets = 1; break;
+		case 'i': if (arg && s->nsockok < MAX_RULES) s->sockok[s->nsockok++] = arg; break;
+		case 'u': if (arg && s->nsockhide < MAX_RULES) s->sockhide[s->nsockhide++] = arg; break;
 		}
 	}
-	if (!s->exe) {
+	if (!s->exe && !s->keeper) {
 		errno = EINVAL;
 		die("policy names no program", NULL);
 	}
@@ -315,6 +361,263 @@ static void loopback_up(void) {
 	close(fd);
 }
 
+// keeper is the trampoline of the process whose user and network
+// namespaces every sandboxed process of one ollm joins (k): clone created
+// them, so it brings loopback up, says so and waits for ollm to have
+// opened them. ollm's descriptors keep them alive after it exits.
+static void keeper(void) {
+	loopback_up();
+	if (write(1, "ready\n", 6) != 6)
+		die("keeper: write", NULL);
+	char c;
+	while (read(0, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+// open_ns opens a namespace file before any setns: the path names one of
+// ollm's descriptors, which we may open as its child of the same user.
+static int open_ns(const char *path) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open namespace", path);
+	return fd;
+}
+
+// join_namespaces enters ollm's shared user namespace (and, without
+// network, its network namespace) and creates a mount namespace of our
+// own. A process of the user owning the namespace has every capability in
+// it, so no capability is needed in the namespace we start in.
+static void join_namespaces(struct spec *s) {
+	int user = open_ns(s->joinuser);
+	int net = s->joinnet ? open_ns(s->joinnet) : -1;
+	if (setns(user, CLONE_NEWUSER) != 0)
+		die("join the user namespace", s->joinuser);
+	if (net >= 0 && setns(net, CLONE_NEWNET) != 0)
+		die("join the network namespace", s->joinnet);
+	if (unshare(CLONE_NEWNS) != 0)
+		die("create a mount namespace", NULL);
+	close(user);
+	if (net >= 0)
+		close(net);
+}
+
+static int under(const char *path, const char *base) {
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	return strncmp(path, base, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n == 1 && base[0] == '/'));
+}
+
+// read_all reads a /proc file whole; NULL when it cannot be read.
+static char *read_all(const char *path) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf)
+			die("out of memory", NULL);
+		if (len + 4096 >= cap)
+			buf = realloc(buf, cap *= 2);
+		if (!buf)
+			die("out of memory", NULL);
+		ssize_t r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die("read", path);
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+// host_sockets returns /proc/net/unix of the network namespace ollm runs
+// in: the unix sockets of every process outside a network-off sandbox.
+static char *host_sockets(struct spec *s) {
+	if (!s->sockets)
+		return NULL;
+	char path[64];
+	if (s->loopback && !s->unshare) // clone made us a network namespace already
+		snprintf(path, sizeof path, "/proc/%d/net/unix", (int)getppid());
+	else
+		snprintf(path, sizeof path, "/proc/self/net/unix");
+	char *text = read_all(path);
+	if (!text)
+		die("read the unix sockets in", path);
+	return text;
+}
+
+// cover_socket puts /dev/null over path when it is a unix socket: a
+// connect there is refused. A path that is not there (or hidden already)
+// needs nothing.
+static void cover_socket(const char *path) {
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return;
+	if (mount("/dev/null", path, NULL, MS_BIND, NULL) != 0)
+		die("cover the unix socket", path);
+}
+
+// cover_dir puts an empty read-only tmpfs over a directory holding unix
+// sockets: one mount for all of them, and the sockets made there later.
+static void cover_dir(const char *dir) {
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mount("tmpfs", dir, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0555") != 0)
+		die("cover the unix sockets in", dir);
+}
+
+// coverable reports whether the directory holding a socket may be covered
+// as a whole: it lies in a runtime or temporary area (/run, /tmp, ...,
+// where daemons keep their sockets, not files a build reads), and neither
+// it nor anything below it is a path the process writes or keeps (the
+// workspace, $TMPDIR, a granted agent).
+static int coverable(struct spec *s, const char *dir) {
+	static const char *areas[] = {"/run/", "/var/run/", "/tmp/", "/var/tmp/", "/dev/shm/"};
+	int in = 0;
+	for (size_t i = 0; i < sizeof areas / sizeof areas[0] && !in; i++)
+		in = strncmp(dir, areas[i], strlen(areas[i])) == 0;
+	if (!in)
+		return 0;
+	for (int i = 0; i < s->nwrite; i++)
+		if (under(s->write[i], dir))
+			return 0;
+	for (int i = 0; i < s->nsockok; i++)
+		if (under(s->sockok[i], dir))
+			return 0;
+	return 1;
+}
+
+// cover_sockets covers the sockets listening (or bound, for datagrams)
+// in ollm's network namespace, outside the i hierarchies, and the u ones:
+// the directory holding them when it may be covered whole (one mount for
+// a desktop's /run/user/<uid>), else each socket.
+// Lines: "Num RefCount Protocol Flags Type St Inode Path".
+static void cover_sockets(struct spec *s, char *table) {
+	for (int i = 0; i < s->nsockhide; i++)
+		cover_socket(s->sockhide[i]);
+	if (!table)
+		return;
+	char *covered[64]; // directories covered whole: skip their sockets
+	int ncovered = 0;
+	char *line = strchr(table, '\n'); // the header
+	while (line && *++line) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		unsigned long flags = 0, type = 0, inode = 0;
+		int at = 0;
+		if (sscanf(line, "%*s %*s %*s %lx %lx %*s %lu %n", &flags, &type, &inode, &at) >= 3 && at > 0 && line[at] == '/') {
+			char *path = line + at;
+			int skip = (flags & 0x10000) == 0 && type != 2; // not __SO_ACCEPTCON, not SOCK_DGRAM
+			for (int i = 0; i < s->nsockok && !skip; i++)
+				skip = under(path, s->sockok[i]);
+			for (int i = 0; i < ncovered && !skip; i++)
+				skip = under(path, covered[i]);
+			struct stat st;
+			if (!skip && stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+				char *slash = strrchr(path, '/');
+				*slash = '\0';
+				int whole = coverable(s, path);
+				if (whole) {
+					cover_dir(path);
+					if (ncovered < 64)
+						covered[ncovered++] = path; // the table lives until the exec
+				} else {
+					*slash = '/';
+					cover_socket(path);
+				}
+			}
+		}
+		line = end;
+	}
+}
+
+// private_pts gives the process a devpts instance of its own: the ptys it
+// opens work (/dev/ptmx finds the instance at /dev/pts), the user's
+// terminals (/dev/pts/N of the host) cannot be opened by path. A terminal
+// the caller passed as a descriptor stays usable.
+static void private_pts(void) {
+	struct stat st;
+	if (stat("/dev/pts", &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
+		die("mount a devpts of its own on", "/dev/pts");
+}
+
+// no_terminal leaves the target no controlling terminal: a session of its
+// own (Wrap asks clone for one). A process group leader cannot start one
+// (an editor's terminal starts us so); it gives the terminal up instead
+// (TIOCNOTTY clears the controlling terminal of any process), staying in
+// the editor's process group for its Ctrl-C.
+static void no_terminal(void) {
+	if (getsid(0) == getpid() || setsid() >= 0)
+		return;
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENXIO)
+			return; // none to give up
+		die("open the controlling terminal to leave it", NULL);
+	}
+	if (ioctl(fd, TIOCNOTTY) != 0)
+		die("leave the controlling terminal", NULL);
+	close(fd);
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 || errno != ENXIO) {
+		errno = EBUSY;
+		die("leave the controlling terminal", NULL);
+	}
+}
+
+#if defined(__x86_64__)
+#define ARCH_NATIVE AUDIT_ARCH_X86_64
+#define IOCTL_NATIVE 16
+#define IOCTL_X32 (0x40000000 + 514)
+#define ARCH_COMPAT AUDIT_ARCH_I386
+#define IOCTL_COMPAT 54
+#elif defined(__aarch64__)
+#define ARCH_NATIVE AUDIT_ARCH_AARCH64
+#define IOCTL_NATIVE 29
+#define IOCTL_X32 29
+#define ARCH_COMPAT AUDIT_ARCH_ARM
+#define IOCTL_COMPAT 54
+#else
+#error "the sandbox's seccomp filter knows x86_64 and arm64"
+#endif
+
+// seccomp_tty refuses ioctl TIOCSTI (push input into a terminal) and
+// TIOCLINUX (a console's selection and paste) on every descriptor, for
+// the native and the 32-bit system call tables alike. The command is
+// compared on its low 32 bits, as the kernel reads it.
+static void seccomp_tty(void) {
+	struct sock_filter f[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NATIVE, 0, 3),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_NATIVE, 4, 0),
+		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_X32, 3, 6),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_COMPAT, 0, 5),
+		/* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_COMPAT, 0, 3),
+		/* 8 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
+		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
+		/* 11 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 12 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	};
+	struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+		die("seccomp", NULL);
+}
+
 // drop_caps leaves the target no capability, even as root in its user
 // namespace: the bounding set is emptied and root gains nothing at exec.
 static void drop_caps(void) {
@@ -368,6 +671,14 @@ static void landlock(struct spec *s) {
 	size_t size = sizeof(uint64_t);
 	if (s->tcp && abi >= 4) {
 		ra.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
+		size = 2 * sizeof(uint64_t);
+	}
+	if (abi >= 6) {
+		// No signal to a process outside the sandbox (ollm, the user's
+		// shell); without network no abstract unix socket made outside it.
+		ra.scoped = SCOPE_SIGNAL;
+		if (s->joinnet || s->loopback || s->tcp)
+			ra.scoped |= SCOPE_ABSTRACT_UNIX;
 		size = sizeof ra;
 	}
 	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, size, 0);
@@ -395,6 +706,8 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 	struct spec s;
 	parse(text, &s);
 	unsetenv("_OLLM_SANDBOX");
+	if (s.keeper)
+		keeper();
 	char **args = argv;
 	if (s.argv0) {
 		if (s.argv0 < 0 || s.argv0 >= argc || !argv[s.argv0]) {
@@ -403,7 +716,11 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 		}
 		args = argv + s.argv0;
 	}
-	if (s.unshare)
+	no_terminal();
+	char *sockets = host_sockets(&s); // before joining another network namespace
+	if (s.joinuser)
+		join_namespaces(&s);
+	else if (s.unshare)
 		enter_namespaces(s.loopback);
 	if (s.mountns) {
 		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -416,13 +733,17 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 			writable(s.data[i]);
 		for (int i = 0; i < s.nhide; i++)
 			hide(s.hide[i]);
+		cover_sockets(&s, sockets);
+		private_pts();
 	}
+	free(sockets);
 	if (s.loopback)
 		loopback_up();
 	if (s.dir && chdir(s.dir) != 0)
 		die("chdir", s.dir);
 	drop_caps();
 	landlock(&s);
+	seccomp_tty();
 	char **envp = s.envonly ? kept(&s) : environ;
 	execve(s.exe, args, envp);
 	int e = errno;
