@@ -24,6 +24,8 @@ func LooksSecret(name string) bool { return secrets.LooksSecret(name) }
 // found that way is also cut out of the other values of servers and
 // settings (args, env, headers, URLs, strings): anywhere when it has
 // secrets.MinLen characters or more, only as the whole value when shorter.
+// Every string of the copy then has its URLs' credentials hidden
+// (secrets.RedactURLs): model.endpoint, search URLs, sources included.
 func Redact(r *schema.Resolved) *schema.Resolved {
 	var c schema.Resolved
 	b, _ := json.Marshal(r)
@@ -33,6 +35,7 @@ func Redact(r *schema.Resolved) *schema.Resolved {
 		rd.collectExtension(&c.Extensions[i])
 	}
 	rd.collectSettings(c.Profile.Settings)
+	rd.values = append(rd.values, secrets.FromURL(c.Profile.Model.Endpoint)...)
 	for _, s := range c.Profile.MCP.Servers {
 		rd.collectServer(s)
 	}
@@ -61,7 +64,46 @@ func Redact(r *schema.Resolved) *schema.Resolved {
 		o.Env = rd.strings(o.Env)
 		c.Profile.MCP.Overrides[n] = o
 	}
-	return &c
+	return rd.everywhere(&c)
+}
+
+// everywhere applies rd.text to every string of r (the model endpoint,
+// search URLs, sources, layer paths, ...), so no URL credential or
+// collected secret is left in a field the passes above do not know.
+func (rd *redactor) everywhere(r *schema.Resolved) *schema.Resolved {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return r
+	}
+	var tree any
+	if json.Unmarshal(b, &tree) != nil {
+		return r
+	}
+	b, err = json.Marshal(rd.walk(tree))
+	if err != nil {
+		return r
+	}
+	var out schema.Resolved
+	if json.Unmarshal(b, &out) != nil {
+		return r
+	}
+	return &out
+}
+
+func (rd *redactor) walk(v any) any {
+	switch x := v.(type) {
+	case string:
+		return rd.text(x)
+	case []any:
+		for i := range x {
+			x[i] = rd.walk(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = rd.walk(x[k])
+		}
+	}
+	return v
 }
 
 // redactor knows the secret values of one resolution.
@@ -104,6 +146,7 @@ func (rd *redactor) collectSettings(settings map[string]map[string]any) {
 func (rd *redactor) collectServer(s schema.MCPServer) {
 	rd.values = append(rd.values, secretValues(s.Env)...)
 	rd.values = append(rd.values, secretValues(s.Headers)...)
+	rd.values = append(rd.values, secrets.FromURL(s.URL)...)
 }
 
 func (rd *redactor) add(v any) {
@@ -132,7 +175,7 @@ func secretValues(m map[string]string) []string {
 
 // text is s with the collected secrets and URL passwords cut out.
 func (rd *redactor) text(s string) string {
-	return secrets.RedactURLs(secrets.Redact(s, rd.values))
+	return secrets.Scrub(s, rd.values)
 }
 
 func (rd *redactor) server(s schema.MCPServer) schema.MCPServer {

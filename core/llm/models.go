@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 
 	"github.com/ollm/ollm/internal/secrets"
 )
@@ -39,7 +38,7 @@ func (p *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 }
 
 func (p *OpenAI) listModels(ctx context.Context) ([]string, error) {
-	url := strings.TrimSuffix(p.url, "/chat/completions") + "/models"
+	url := siblingURL(p.url, "models")
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err

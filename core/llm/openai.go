@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/ollm/ollm/internal/secrets"
@@ -54,15 +55,31 @@ func NewOpenAI(m schema.Model, cfg Config) (*OpenAI, error) {
 }
 
 // chatCompletionsURL accepts a base URL with or without /v1, or the full
-// chat completions URL.
+// chat completions URL; a query (?api-version=..., ?key=...) is kept.
 func chatCompletionsURL(base string) string {
-	switch {
-	case strings.HasSuffix(base, "/chat/completions"):
+	u, err := url.Parse(base)
+	if err != nil {
 		return base
-	case strings.HasSuffix(base, "/v1"):
-		return base + "/chat/completions"
 	}
-	return base + "/v1/chat/completions"
+	switch {
+	case strings.HasSuffix(u.Path, "/chat/completions"):
+	case strings.HasSuffix(u.Path, "/v1"):
+		u.Path += "/chat/completions"
+	default:
+		u.Path += "/v1/chat/completions"
+	}
+	return u.String()
+}
+
+// siblingURL is the chat completions URL with its last path element
+// "chat/completions" replaced by elem ("models"), its query kept.
+func siblingURL(chat, elem string) string {
+	u, err := url.Parse(chat)
+	if err != nil {
+		return strings.TrimSuffix(chat, "/chat/completions") + "/" + elem
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/chat/completions") + "/" + elem
+	return u.String()
 }
 
 // Endpoint is the base URL the provider talks to.

@@ -286,6 +286,10 @@ func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Con
 	if lost := c.causeOf(err); lost != nil && !errors.Is(lost, errClosed) {
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
 	}
+	if errors.Is(err, transport.ErrAuthorizationRequired) {
+		return m.serverError(s, stage, fmt.Errorf("the server refused the request (HTTP 401 Unauthorized): check the credentials mcp.servers.%s.headers sends (`ollm trust` and `ollm profile show` list them): %w%s",
+			s.spec.Name, err, s.logs.where()))
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return m.serverError(s, stage, fmt.Errorf("no answer within %s (mcp.connectionTimeout); check that it speaks MCP over %s, or raise the timeout%s",
 			timeout, s.spec.Transport(), s.logs.where()))

@@ -95,7 +95,12 @@ var userinfo = lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#]+@`)
 var urlSpan = lazyre.New("[A-Za-z][A-Za-z0-9+.\\-]*://[^\\s\"'<>`]+")
 
 // queryParam matches one name=value pair of a query.
-var queryParam = lazyre.New(`([?&;])([^=&#?;\s]+)=([^&#;\s]*)`)
+// A value stops at the punctuation that closes a URL quoted in text
+// ("(see https://h/?key=k)", "<https://h/?key=k>") so what follows the
+// URL stays.
+// A value already [redacted] is matched whole, so redacting twice changes
+// nothing.
+var queryParam = lazyre.New("([?&;])([^=&#?;\\s]+)=(\\[redacted\\]|[^&#;\\s)\\]}>,|\"'`]*)")
 
 // RedactURLs hides the credentials of every URL in s: the password of its
 // userinfo (scheme://user:pass@host becomes scheme://user:[redacted]@host,
