@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollm/ollm/internal/secrets"
@@ -226,4 +228,98 @@ func stripRefs(v string) string {
 		}
 		v = v[:i] + v[i+j+1:]
 	}
+}
+
+// Sends lists, one line each, what a server sends that may be a secret:
+// every variable its headers, env, URL and arguments reference ("$GITHUB_TOKEN
+// in header Authorization"), literal values of secret-looking headers and
+// env entries (never the value), a URL's own credentials and an OAuth
+// client secret's variable. `ollm trust` shows them so an approval says
+// which secrets go where. Sorted, so the output is stable.
+func Sends(s schema.MCPServer) []string {
+	var out []string
+	for _, k := range sortedNames(s.Headers) {
+		out = append(out, sends(s.Headers[k], "header "+k)...)
+	}
+	for _, k := range sortedNames(s.Env) {
+		out = append(out, sends(s.Env[k], "env "+k)...)
+	}
+	for _, v := range refs(s.URL) {
+		out = append(out, "$"+v+" in the URL")
+	}
+	if len(secrets.FromURL(s.URL)) > 0 {
+		out = append(out, "a credential written in the URL")
+	}
+	for i, a := range s.Args {
+		for _, v := range refs(a) {
+			out = append(out, fmt.Sprintf("$%s in args[%d]", v, i))
+		}
+	}
+	if s.OAuth != nil && s.OAuth.ClientSecretEnv != "" {
+		out = append(out, "$"+s.OAuth.ClientSecretEnv+" as the OAuth client secret")
+	}
+	return out
+}
+
+// HookSends is Sends for a hook: the variables its env entries and
+// arguments reference and its literal secret-looking env values.
+func HookSends(h schema.Hook) []string {
+	var out []string
+	for _, k := range sortedNames(h.Env) {
+		out = append(out, sends(h.Env[k], "env "+k)...)
+	}
+	for i, a := range append([]string{h.Command}, h.Args...) {
+		where := "its command"
+		if i > 0 {
+			where = fmt.Sprintf("args[%d]", i-1)
+		}
+		for _, v := range refs(a) {
+			out = append(out, "$"+v+" in "+where)
+		}
+	}
+	return out
+}
+
+// sends describes one header or env value: the variables it references,
+// or "a literal secret" for a secret-looking name with a written value.
+func sends(value, where string) []string {
+	var out []string
+	for _, v := range refs(value) {
+		out = append(out, "$"+v+" in "+where)
+	}
+	name := where[strings.IndexByte(where, ' ')+1:]
+	if len(out) == 0 && value != "" && LooksSecret(name) {
+		out = append(out, "a secret written in "+where)
+	}
+	return out
+}
+
+// refs lists the variables ${NAME} and ${NAME:-default} in s, in order,
+// each once.
+func refs(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return out
+		}
+		name, _, _ := strings.Cut(s[i+2:i+j], ":-")
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+		s = s[i+j+1:]
+	}
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
