@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/secrets"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -256,7 +257,11 @@ func (m *Manager) openLog(s *server) error {
 	if have {
 		return nil
 	}
-	l, err := openServerLog(m.opts.LogDir, s.spec.Name, orInt64(m.opts.MaxLogBytes, DefaultMaxLogBytes))
+	// The log is redacted like every error: the server's secrets as
+	// known when it starts, and URL credentials.
+	known := m.secretsOf(s)
+	l, err := openServerLog(m.opts.LogDir, s.spec.Name, orInt64(m.opts.MaxLogBytes, DefaultMaxLogBytes),
+		func(text string) string { return secrets.Scrub(text, known) })
 	if err != nil {
 		return err
 	}
