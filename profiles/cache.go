@@ -16,6 +16,9 @@ type cacheEntry struct {
 	Key       string          `json:"key"`
 	Manifests []cachedInput   `json:"manifests"`
 	Resolved  schema.Resolved `json:"resolved"`
+	// Sealed counts the secret values held as references into
+	// $OLLM_HOME/secrets (store.SecretStore), never in clear.
+	Sealed int `json:"sealed,omitempty"`
 }
 
 type cachedInput struct {
@@ -39,17 +42,24 @@ func readCache(opts Options, key string) (*schema.Resolved, bool) {
 	if !slices.Equal(inputsOf(cands), e.Manifests) {
 		return nil, false
 	}
+	if e.Sealed > 0 && secretStore(opts.Home).Unseal(&e.Resolved) != nil {
+		return nil, false // a secret gone: resolve again
+	}
 	return &e.Resolved, true
 }
 
 func writeCache(h store.Home, key string, r *schema.Resolved, cands []candidate) {
-	e := cacheEntry{Key: key, Manifests: inputsOf(cands), Resolved: *r}
+	sealed, n, err := secretStore(h).Seal(r)
+	if err != nil {
+		return
+	}
+	e := cacheEntry{Key: key, Manifests: inputsOf(cands), Resolved: *sealed, Sealed: n}
 	if e.Manifests == nil {
 		e.Manifests = []cachedInput{}
 	}
 	// Best effort: a cache that cannot be written only costs speed. The
-	// entry holds settings values, env maps and headers: 0600 in a 0700
-	// directory, and never written where others could read it.
+	// entry holds settings values, env maps and headers (their secrets
+	// sealed): 0600 in a 0700 directory, never where others could read it.
 	path := cachePath(h, key)
 	if store.PrivateDir(filepath.Dir(path)) != nil {
 		return
@@ -68,4 +78,10 @@ func inputsOf(cands []candidate) []cachedInput {
 // ClearCache removes every cached resolution.
 func ClearCache(h store.Home) error {
 	return os.RemoveAll(filepath.Join(h.Cache(), "resolved"))
+}
+
+// secretStore is the home's store of the secret values a profile writes
+// literally: $OLLM_HOME/secrets.
+func secretStore(h store.Home) store.SecretStore {
+	return store.SecretsOf(h.Generations())
 }

@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ollm/ollm/internal/secrets"
@@ -24,6 +26,8 @@ func LooksSecret(name string) bool { return secrets.LooksSecret(name) }
 // found that way is also cut out of the other values of servers and
 // settings (args, env, headers, URLs, strings): anywhere when it has
 // secrets.MinLen characters or more, only as the whole value when shorter.
+// Every string of the copy then has its URLs' credentials hidden
+// (secrets.RedactURLs): model.endpoint, search URLs, sources included.
 func Redact(r *schema.Resolved) *schema.Resolved {
 	var c schema.Resolved
 	b, _ := json.Marshal(r)
@@ -33,6 +37,7 @@ func Redact(r *schema.Resolved) *schema.Resolved {
 		rd.collectExtension(&c.Extensions[i])
 	}
 	rd.collectSettings(c.Profile.Settings)
+	rd.values = append(rd.values, secrets.FromURL(c.Profile.Model.Endpoint)...)
 	for _, s := range c.Profile.MCP.Servers {
 		rd.collectServer(s)
 	}
@@ -61,7 +66,46 @@ func Redact(r *schema.Resolved) *schema.Resolved {
 		o.Env = rd.strings(o.Env)
 		c.Profile.MCP.Overrides[n] = o
 	}
-	return &c
+	return rd.everywhere(&c)
+}
+
+// everywhere applies rd.text to every string of r (the model endpoint,
+// search URLs, sources, layer paths, ...), so no URL credential or
+// collected secret is left in a field the passes above do not know.
+func (rd *redactor) everywhere(r *schema.Resolved) *schema.Resolved {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return r
+	}
+	var tree any
+	if json.Unmarshal(b, &tree) != nil {
+		return r
+	}
+	b, err = json.Marshal(rd.walk(tree))
+	if err != nil {
+		return r
+	}
+	var out schema.Resolved
+	if json.Unmarshal(b, &out) != nil {
+		return r
+	}
+	return &out
+}
+
+func (rd *redactor) walk(v any) any {
+	switch x := v.(type) {
+	case string:
+		return rd.text(x)
+	case []any:
+		for i := range x {
+			x[i] = rd.walk(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = rd.walk(x[k])
+		}
+	}
+	return v
 }
 
 // redactor knows the secret values of one resolution.
@@ -104,6 +148,7 @@ func (rd *redactor) collectSettings(settings map[string]map[string]any) {
 func (rd *redactor) collectServer(s schema.MCPServer) {
 	rd.values = append(rd.values, secretValues(s.Env)...)
 	rd.values = append(rd.values, secretValues(s.Headers)...)
+	rd.values = append(rd.values, secrets.FromURL(s.URL)...)
 }
 
 func (rd *redactor) add(v any) {
@@ -132,7 +177,7 @@ func secretValues(m map[string]string) []string {
 
 // text is s with the collected secrets and URL passwords cut out.
 func (rd *redactor) text(s string) string {
-	return secrets.RedactURLs(secrets.Redact(s, rd.values))
+	return secrets.Scrub(s, rd.values)
 }
 
 func (rd *redactor) server(s schema.MCPServer) schema.MCPServer {
@@ -183,4 +228,98 @@ func stripRefs(v string) string {
 		}
 		v = v[:i] + v[i+j+1:]
 	}
+}
+
+// Sends lists, one line each, what a server sends that may be a secret:
+// every variable its headers, env, URL and arguments reference ("$GITHUB_TOKEN
+// in header Authorization"), literal values of secret-looking headers and
+// env entries (never the value), a URL's own credentials and an OAuth
+// client secret's variable. `ollm trust` shows them so an approval says
+// which secrets go where. Sorted, so the output is stable.
+func Sends(s schema.MCPServer) []string {
+	var out []string
+	for _, k := range sortedNames(s.Headers) {
+		out = append(out, sends(s.Headers[k], "header "+k)...)
+	}
+	for _, k := range sortedNames(s.Env) {
+		out = append(out, sends(s.Env[k], "env "+k)...)
+	}
+	for _, v := range refs(s.URL) {
+		out = append(out, "$"+v+" in the URL")
+	}
+	if len(secrets.FromURL(s.URL)) > 0 {
+		out = append(out, "a credential written in the URL")
+	}
+	for i, a := range s.Args {
+		for _, v := range refs(a) {
+			out = append(out, fmt.Sprintf("$%s in args[%d]", v, i))
+		}
+	}
+	if s.OAuth != nil && s.OAuth.ClientSecretEnv != "" {
+		out = append(out, "$"+s.OAuth.ClientSecretEnv+" as the OAuth client secret")
+	}
+	return out
+}
+
+// HookSends is Sends for a hook: the variables its env entries and
+// arguments reference and its literal secret-looking env values.
+func HookSends(h schema.Hook) []string {
+	var out []string
+	for _, k := range sortedNames(h.Env) {
+		out = append(out, sends(h.Env[k], "env "+k)...)
+	}
+	for i, a := range append([]string{h.Command}, h.Args...) {
+		where := "its command"
+		if i > 0 {
+			where = fmt.Sprintf("args[%d]", i-1)
+		}
+		for _, v := range refs(a) {
+			out = append(out, "$"+v+" in "+where)
+		}
+	}
+	return out
+}
+
+// sends describes one header or env value: the variables it references,
+// or "a literal secret" for a secret-looking name with a written value.
+func sends(value, where string) []string {
+	var out []string
+	for _, v := range refs(value) {
+		out = append(out, "$"+v+" in "+where)
+	}
+	name := where[strings.IndexByte(where, ' ')+1:]
+	if len(out) == 0 && value != "" && LooksSecret(name) {
+		out = append(out, "a secret written in "+where)
+	}
+	return out
+}
+
+// refs lists the variables ${NAME} and ${NAME:-default} in s, in order,
+// each once.
+func refs(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return out
+		}
+		name, _, _ := strings.Cut(s[i+2:i+j], ":-")
+		if name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+		s = s[i+j+1:]
+	}
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

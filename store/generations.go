@@ -34,6 +34,11 @@ type Generation struct {
 	// values held back: what runs while the workspace is not approved at
 	// Gated.Trust.Digest. nil when nothing would be held back.
 	Gated *schema.Resolved `json:"gated,omitempty"`
+	// Sealed counts the secret values written in the profile that the
+	// file holds as references into the home's SecretStore
+	// ($OLLM_HOME/secrets): Write seals them, Read puts them back, so no
+	// generation file holds one in clear.
+	Sealed int `json:"sealed,omitempty"`
 }
 
 // InputFile is one file whose bytes went into a generation. Digest is
@@ -89,6 +94,9 @@ func (g Generations) Write(gen *Generation) (int, error) {
 	}
 	cp := *gen
 	cp.Number = n
+	if err := seal(SecretsOf(g.Dir), &cp); err != nil {
+		return 0, err
+	}
 	if err := WriteJSON(g.file(n), &cp, PermGeneration); err != nil {
 		return 0, err
 	}
@@ -125,7 +133,34 @@ func (g Generations) Read(n int) (*Generation, error) {
 	if !found {
 		return nil, fmt.Errorf("generation %d does not exist; list them with `ollm profile generations`", n)
 	}
+	if gen.Sealed > 0 {
+		st := SecretsOf(g.Dir)
+		err := st.Unseal(&gen.Resolved)
+		if err == nil && gen.Gated != nil {
+			err = st.Unseal(gen.Gated)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("generation %d: %w", n, err)
+		}
+	}
 	return &gen, nil
+}
+
+// seal replaces the secret values of gen's resolutions by references.
+func seal(st SecretStore, gen *Generation) error {
+	r, n, err := st.Seal(&gen.Resolved)
+	if err != nil {
+		return err
+	}
+	gen.Resolved, gen.Sealed = *r, n
+	if gen.Gated != nil {
+		g, m, err := st.Seal(gen.Gated)
+		if err != nil {
+			return err
+		}
+		gen.Gated, gen.Sealed = g, gen.Sealed+m
+	}
+	return nil
 }
 
 // All loads every generation, oldest first.

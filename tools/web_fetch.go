@@ -16,6 +16,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/internal/secrets"
 )
 
 //go:embed web_fetch.md
@@ -153,6 +154,7 @@ func (e *httpStatusError) Error() string { return "HTTP " + e.status }
 
 // fetchFailure turns a failed GET into a typed result naming the URL.
 func fetchFailure(rawURL string, err error, elapsed time.Duration) tool.Result {
+	rawURL = secrets.RedactURLs(rawURL) // a key in the query is not repeated
 	var se *httpStatusError
 	var ne net.Error
 	switch {
@@ -165,7 +167,7 @@ func fetchFailure(rawURL string, err error, elapsed time.Duration) tool.Result {
 	case errors.Is(err, context.Canceled):
 		return tool.Fail(tool.ErrCancelled, "GET %s: cancelled", rawURL)
 	}
-	return tool.Fail(tool.ErrNetwork, "GET %s: %v", rawURL, err)
+	return tool.Fail(tool.ErrNetwork, "GET %s: %s", rawURL, secrets.RedactURLs(err.Error()))
 }
 
 // fetchedText renders a response body by its media type.

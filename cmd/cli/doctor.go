@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/secrets"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -138,13 +139,29 @@ func runChecks(opts *DoctorOptions) []Check {
 			Fix: "ollm profile apply   (replaces them with verified copies; `ollm ext verify` shows the hashes)"}}
 	}
 	if err != nil {
-		return []Check{{Name: "profile", Status: CheckFail, Message: err.Error(), Fix: "ollm profile validate"}}
+		return []Check{{Name: "profile", Status: CheckFail, Message: secrets.RedactURLs(err.Error()), Fix: "ollm profile validate"}}
 	}
 	home, err := opts.Home()
 	if err != nil {
 		return []Check{{Name: "profile", Status: CheckFail, Message: err.Error(), Fix: "set OLLM_HOME to a usable directory"}}
 	}
 	ws := store.Workspace{Root: r.Workspace}
+	out := checksOf(opts, r, home, ws)
+	// No check shows a secret: the API key, the endpoint's credentials,
+	// the server's echo of them, any URL password or key-like query value.
+	known := secrets.FromURL(r.Profile.Model.Endpoint)
+	if k := r.Profile.Model.APIKeyEnv; k != "" && opts.Getenv != nil {
+		known = append(known, opts.Getenv(k))
+	}
+	for i := range out {
+		out[i].Message = secrets.Scrub(out[i].Message, known)
+		out[i].Fix = secrets.Scrub(out[i].Fix, known)
+	}
+	return out
+}
+
+// checksOf runs the checks of a profile that loaded.
+func checksOf(opts *DoctorOptions, r *schema.Resolved, home store.Home, ws store.Workspace) []Check {
 	var out []Check
 	out = append(out, profileChecks(r)...)
 	out = append(out, modelChecks(opts, r)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/secrets"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,7 +34,7 @@ func Run(f *Factory, args []string) ExitCode {
 	}
 	var si *SilentError
 	if !errors.As(err, &si) {
-		fmt.Fprintf(f.IO.ErrOut, "ollm: %v\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "ollm: %s\n", scrubError(f, err))
 		var fe *FlagError
 		if errors.As(err, &fe) && cmd != nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -43,6 +44,18 @@ func Run(f *Factory, args []string) ExitCode {
 		return ExitCancelled
 	}
 	return exitCodeFor(err)
+}
+
+// scrubError is err's message as the user sees it: the values of the
+// environment's secret-looking variables cut out and every URL's
+// credentials hidden (internal/secrets.Scrub), whatever part of ollm
+// wrote the message.
+func scrubError(f *Factory, err error) string {
+	var env []string
+	if f.Environ != nil {
+		env = f.Environ()
+	}
+	return secrets.Scrub(err.Error(), secrets.FromEnv(env))
 }
 
 // NewCmdRoot builds the command tree.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"github.com/ollm/ollm/internal/secrets"
+	"github.com/ollm/ollm/profiles"
 	"io"
 	"path/filepath"
 	"slices"
@@ -159,24 +161,38 @@ func printTrustPlan(w io.Writer, s *hookSet) {
 		n++
 		fmt.Fprintf(w, format+"\n", a...)
 	}
+	// Shown redacted (no literal secret, no URL credential); below each
+	// server and hook, every variable or written secret it sends and where.
+	red := profiles.Redact(s.r)
+	server := func(name string, srv, shown schema.MCPServer) {
+		target := strings.TrimSpace(shown.Command + " " + strings.Join(shown.Args, " ") + shown.URL)
+		line("mcp server %-24s %s", name, target)
+		if shown.URL == "" {
+			target = "the server's process"
+		}
+		for _, what := range profiles.Sends(srv) {
+			line("  sends    %-24s %s to %s", name, what, target)
+		}
+	}
 	for _, x := range workspaceHooks(s) {
-		line("hook       %-24s %-14s %s (%s)", x.QualifiedName(), x.Event, hooks.CommandString(x), x.Scope)
+		line("hook       %-24s %-14s %s (%s)", x.QualifiedName(), x.Event, secrets.RedactURLs(hooks.CommandString(x)), x.Scope)
+		for _, what := range profiles.HookSends(x.Def) {
+			line("  sends    %-24s %s to the hook's process", x.QualifiedName(), what)
+		}
 	}
 	for _, name := range sortedKeys(s.r.Profile.MCP.Servers) {
 		if sc := s.r.ServerScopes[name]; sc != schema.ScopeWorkspace {
 			continue
 		}
-		srv := s.r.Profile.MCP.Servers[name]
-		line("mcp server %-24s %s", name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
+		server(name, s.r.Profile.MCP.Servers[name], red.Profile.MCP.Servers[name])
 	}
-	for _, x := range s.r.Extensions {
+	for i, x := range s.r.Extensions {
 		if x.Scope != schema.ScopeWorkspace && x.Scope != schema.ScopeStore {
 			continue
 		}
 		line("extension  %-24s %s (%s; sandbox %s)", x.Name, x.Dir, x.Scope, permissionsText(x.Manifest.Permissions))
 		for _, name := range sortedKeys(x.Manifest.MCPServers) {
-			srv := x.Manifest.MCPServers[name]
-			line("mcp server %-24s %s", x.Name+"/"+name, strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")+srv.URL))
+			server(x.Name+"/"+name, x.Manifest.MCPServers[name], red.Extensions[i].Manifest.MCPServers[name])
 		}
 	}
 	cmds, errs := skills.LoadProjectCommands(s.ws.GeminiCommands(), s.ws.Root)

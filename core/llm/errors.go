@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"github.com/ollm/ollm/internal/secrets"
 )
 
 // ErrorKind classifies a provider failure so the caller can react to it
@@ -36,6 +38,19 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// scrub hides secrets in err's message before it leaves a provider: the
+// known values (the API key sent, the endpoint's password and key-like
+// query values) wherever a server echoed them, and the credentials of any
+// URL. Endpoint is shown the same way.
+func scrub(err error, known []string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Message = secrets.Scrub(e.Message, known)
+		e.Endpoint = secrets.Scrub(e.Endpoint, known)
+	}
+	return err
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // IsKind reports whether err is an *Error of kind k.

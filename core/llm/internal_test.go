@@ -55,6 +55,7 @@ func TestChatCompletionsURL(t *testing.T) {
 		"http://127.0.0.1:8080/v1":                  "http://127.0.0.1:8080/v1/chat/completions",
 		"http://h/api/v1":                           "http://h/api/v1/chat/completions",
 		"http://127.0.0.1:8080/v1/chat/completions": "http://127.0.0.1:8080/v1/chat/completions",
+		"https://h/openai?api-version=2024-10-21":   "https://h/openai/v1/chat/completions?api-version=2024-10-21",
 	} {
 		if got := chatCompletionsURL(base); got != want {
 			t.Errorf("chatCompletionsURL(%q) = %q, want %q", base, got, want)

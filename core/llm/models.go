@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
+
+	"github.com/ollm/ollm/internal/secrets"
 )
 
 // ModelLister is a provider that can list the models its server offers
@@ -20,7 +21,7 @@ type ModelLister interface {
 func (o *Ollama) ListModels(ctx context.Context) ([]string, error) {
 	resp, err := o.client.List(ctx)
 	if err != nil {
-		return nil, o.fail("", err)
+		return nil, scrub(o.fail("", err), o.known)
 	}
 	out := make([]string, 0, len(resp.Models))
 	for _, m := range resp.Models {
@@ -32,7 +33,12 @@ func (o *Ollama) ListModels(ctx context.Context) ([]string, error) {
 
 // ListModels lists the server's /v1/models, sorted by id.
 func (p *OpenAI) ListModels(ctx context.Context) ([]string, error) {
-	url := strings.TrimSuffix(p.url, "/chat/completions") + "/models"
+	out, err := p.listModels(ctx)
+	return out, scrub(err, p.known)
+}
+
+func (p *OpenAI) listModels(ctx context.Context) ([]string, error) {
+	url := siblingURL(p.url, "models")
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -47,7 +53,7 @@ func (p *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return nil, &Error{Provider: "openai", Endpoint: p.endpoint, Status: resp.StatusCode,
-			Message: fmt.Sprintf("listing the models of %s failed (HTTP %d for %s)", p.endpoint, resp.StatusCode, url)}
+			Message: fmt.Sprintf("listing the models of %s failed (HTTP %d for %s)", p.endpoint, resp.StatusCode, secrets.RedactURLs(url))}
 	}
 	var list struct {
 		Data []struct {
@@ -56,7 +62,7 @@ func (p *OpenAI) ListModels(ctx context.Context) ([]string, error) {
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 4<<20)).Decode(&list); err != nil {
 		return nil, &Error{Provider: "openai", Endpoint: p.endpoint, Err: err,
-			Message: fmt.Sprintf("the model list of %s (%s) is not JSON: %v", p.endpoint, url, err)}
+			Message: fmt.Sprintf("the model list of %s (%s) is not JSON: %v", p.endpoint, secrets.RedactURLs(url), err)}
 	}
 	out := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {

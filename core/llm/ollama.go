@@ -11,6 +11,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -20,7 +21,8 @@ const DefaultOllamaEndpoint = "http://127.0.0.1:11434"
 // Ollama is the native Ollama provider, built on Ollama's own Go client.
 type Ollama struct {
 	client    *api.Client
-	endpoint  string
+	endpoint  string   // for messages, credentials hidden (secrets.RedactURLs)
+	known     []string // the endpoint's credentials, cut out of errors
 	model     schema.Model
 	keepAlive *api.Duration
 	newID     func() string
@@ -36,12 +38,13 @@ func NewOllama(m schema.Model, cfg Config) (*Ollama, error) {
 	raw := cmp.Or(m.Endpoint, cfg.Getenv("OLLAMA_HOST"), DefaultOllamaEndpoint)
 	u, err := parseEndpoint(raw)
 	if err != nil {
-		return nil, configError("ollama", m, fmt.Sprintf("model.endpoint %q is not usable (%v): use e.g. %s", raw, err, DefaultOllamaEndpoint))
+		return nil, configError("ollama", m, fmt.Sprintf("model.endpoint %q is not usable (%v): use e.g. %s", secrets.RedactURLs(raw), err, DefaultOllamaEndpoint))
 	}
 	if u.Port() == "" && u.Scheme == "http" {
 		u.Host += ":11434"
 	}
-	o := &Ollama{client: api.NewClient(u, cfg.HTTPClient), endpoint: u.String(), model: m, newID: cfg.NewID}
+	o := &Ollama{client: api.NewClient(u, cfg.HTTPClient), endpoint: secrets.RedactURLs(u.String()),
+		known: secrets.FromURL(u.String()), model: m, newID: cfg.NewID}
 	if m.KeepAlive != "" {
 		d, err := parseKeepAlive(m.KeepAlive)
 		if err != nil {
@@ -60,6 +63,11 @@ func (o *Ollama) ModelOptions() map[string]any { return maps.Clone(o.model.Optio
 
 // Chat streams one reply from /api/chat.
 func (o *Ollama) Chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
+	resp, err := o.chat(ctx, req, onEvent)
+	return resp, scrub(err, o.known)
+}
+
+func (o *Ollama) chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
 	creq, err := o.chatRequest(req)
 	if err != nil {
 		return Response{}, err
@@ -172,6 +180,11 @@ func (o *Ollama) classify(e *Error, msg string) {
 // ModelInfo asks /api/show about the model and /api/ps whether it is
 // loaded, and works out the context window (see pickContextWindow).
 func (o *Ollama) ModelInfo(ctx context.Context, name string) (Info, error) {
+	info, err := o.modelInfo(ctx, name)
+	return info, scrub(err, o.known)
+}
+
+func (o *Ollama) modelInfo(ctx context.Context, name string) (Info, error) {
 	name = cmp.Or(name, o.model.Name)
 	show, err := o.client.Show(ctx, &api.ShowRequest{Model: name})
 	if err != nil {
@@ -215,7 +228,7 @@ func (o *Ollama) runningContext(ctx context.Context, name string) int {
 func (o *Ollama) Version(ctx context.Context) (string, error) {
 	v, err := o.client.Version(ctx)
 	if err != nil {
-		return "", o.fail(o.model.Name, err)
+		return "", scrub(o.fail(o.model.Name, err), o.known)
 	}
 	return v, nil
 }
@@ -273,5 +286,7 @@ func withTag(name string) string {
 }
 
 func configError(provider string, m schema.Model, msg string) *Error {
-	return &Error{Kind: ErrConfig, Provider: provider, Endpoint: m.Endpoint, Model: m.Name, Message: msg}
+	e := &Error{Kind: ErrConfig, Provider: provider, Endpoint: m.Endpoint, Model: m.Name, Message: msg}
+	_ = scrub(e, secrets.FromURL(m.Endpoint))
+	return e
 }

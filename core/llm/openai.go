@@ -9,8 +9,10 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -18,8 +20,9 @@ import (
 // /v1/chat/completions endpoint (llama.cpp, vLLM, LM Studio, ...).
 type OpenAI struct {
 	http     *http.Client
-	endpoint string // as configured, for messages
-	url      string // the chat completions URL
+	endpoint string   // as configured, for messages, credentials hidden (secrets.RedactURLs)
+	url      string   // the chat completions URL
+	known    []string // the API key and the endpoint's credentials, cut out of errors
 	model    schema.Model
 	apiKey   string // from $model.apiKeyEnv; never logged or put in errors
 	newID    func() string
@@ -37,28 +40,46 @@ func NewOpenAI(m schema.Model, cfg Config) (*OpenAI, error) {
 	}
 	u, err := parseEndpoint(m.Endpoint)
 	if err != nil {
-		return nil, configError("openai", m, fmt.Sprintf("model.endpoint %q is not usable (%v): use e.g. http://127.0.0.1:8080/v1", m.Endpoint, err))
+		return nil, configError("openai", m, fmt.Sprintf("model.endpoint %q is not usable (%v): use e.g. http://127.0.0.1:8080/v1", secrets.RedactURLs(m.Endpoint), err))
 	}
-	p := &OpenAI{http: cfg.HTTPClient, endpoint: u.String(), url: chatCompletionsURL(u.String()), model: m, newID: cfg.NewID}
+	p := &OpenAI{http: cfg.HTTPClient, endpoint: secrets.RedactURLs(u.String()), url: chatCompletionsURL(u.String()),
+		known: secrets.FromURL(u.String()), model: m, newID: cfg.NewID}
 	if m.APIKeyEnv != "" {
 		p.apiKey = cfg.Getenv(m.APIKeyEnv)
 		if p.apiKey == "" {
 			return nil, configError("openai", m, fmt.Sprintf("model.apiKeyEnv names %s, which is not set: export it or remove model.apiKeyEnv", m.APIKeyEnv))
 		}
+		p.known = append(p.known, p.apiKey)
 	}
 	return p, nil
 }
 
 // chatCompletionsURL accepts a base URL with or without /v1, or the full
-// chat completions URL.
+// chat completions URL; a query (?api-version=..., ?key=...) is kept.
 func chatCompletionsURL(base string) string {
-	switch {
-	case strings.HasSuffix(base, "/chat/completions"):
+	u, err := url.Parse(base)
+	if err != nil {
 		return base
-	case strings.HasSuffix(base, "/v1"):
-		return base + "/chat/completions"
 	}
-	return base + "/v1/chat/completions"
+	switch {
+	case strings.HasSuffix(u.Path, "/chat/completions"):
+	case strings.HasSuffix(u.Path, "/v1"):
+		u.Path += "/chat/completions"
+	default:
+		u.Path += "/v1/chat/completions"
+	}
+	return u.String()
+}
+
+// siblingURL is the chat completions URL with its last path element
+// "chat/completions" replaced by elem ("models"), its query kept.
+func siblingURL(chat, elem string) string {
+	u, err := url.Parse(chat)
+	if err != nil {
+		return strings.TrimSuffix(chat, "/chat/completions") + "/" + elem
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/chat/completions") + "/" + elem
+	return u.String()
 }
 
 // Endpoint is the base URL the provider talks to.
@@ -72,6 +93,11 @@ func (p *OpenAI) ForcesToolCalls() bool { return true }
 
 // Chat streams one reply from /v1/chat/completions.
 func (p *OpenAI) Chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
+	resp, err := p.chat(ctx, req, onEvent)
+	return resp, scrub(err, p.known)
+}
+
+func (p *OpenAI) chat(ctx context.Context, req Request, onEvent func(Event)) (Response, error) {
 	model := cmp.Or(req.Model, p.model.Name)
 	if model == "" {
 		return Response{}, configError("openai", p.model, "no model to chat with: set model.name in the profile")
@@ -167,7 +193,7 @@ func (p *OpenAI) statusError(model string, status int, msg string) error {
 		e.Message = fmt.Sprintf("model %s is not available at %s: check model.name against the server's /v1/models (server said: %s)", model, p.endpoint, msg)
 	case status == http.StatusNotFound:
 		e.Kind = ErrRejected
-		e.Message = fmt.Sprintf("%s has no chat completions endpoint (HTTP 404 for %s): check model.endpoint (server said: %s)", p.endpoint, p.url, msg)
+		e.Message = fmt.Sprintf("%s has no chat completions endpoint (HTTP 404 for %s): check model.endpoint (server said: %s)", p.endpoint, secrets.RedactURLs(p.url), msg)
 	case status >= 400 && status < 500:
 		e.Kind = ErrRejected
 		e.Message = fmt.Sprintf("the server at %s rejected the request for %s (HTTP %d): %s", p.endpoint, model, status, msg)

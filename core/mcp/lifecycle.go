@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/secrets"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -256,7 +257,11 @@ func (m *Manager) openLog(s *server) error {
 	if have {
 		return nil
 	}
-	l, err := openServerLog(m.opts.LogDir, s.spec.Name, orInt64(m.opts.MaxLogBytes, DefaultMaxLogBytes))
+	// The log is redacted like every error: the server's secrets as
+	// known when it starts, and URL credentials.
+	known := m.secretsOf(s)
+	l, err := openServerLog(m.opts.LogDir, s.spec.Name, orInt64(m.opts.MaxLogBytes, DefaultMaxLogBytes),
+		func(text string) string { return secrets.Scrub(text, known) })
 	if err != nil {
 		return err
 	}
@@ -285,6 +290,10 @@ func (m *Manager) serverError(s *server, doing string, err error) error {
 func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Context, err error, timeout time.Duration) error {
 	if lost := c.causeOf(err); lost != nil && !errors.Is(lost, errClosed) {
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
+	}
+	if errors.Is(err, transport.ErrAuthorizationRequired) {
+		return m.serverError(s, stage, fmt.Errorf("the server refused the request (HTTP 401 Unauthorized): check the credentials mcp.servers.%s.headers sends (`ollm trust` and `ollm profile show` list them): %w%s",
+			s.spec.Name, err, s.logs.where()))
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return m.serverError(s, stage, fmt.Errorf("no answer within %s (mcp.connectionTimeout); check that it speaks MCP over %s, or raise the timeout%s",

@@ -30,17 +30,26 @@ type serverLog struct {
 	max     int64
 	full    bool
 	tail    []byte
+	// redact cuts the server's secrets out of what reaches the file, a
+	// whole line at a time (pending holds the line not yet ended), so a
+	// secret split across two writes is still found.
+	redact  func(string) string
+	pending []byte
 }
 
+// maxPending bounds a line kept for redaction; a longer one is redacted
+// and written in pieces.
+const maxPending = 64 << 10
+
 // openServerLog opens (appending) <dir>/mcp-<name>.log, 0600 in a 0700
-// directory.
-func openServerLog(dir, name string, max int64) (*serverLog, error) {
-	l := &serverLog{max: max}
+// directory. Every line goes through redact (nil: written as is).
+func openServerLog(dir, name string, max int64, redact func(string) string) (*serverLog, error) {
+	l := &serverLog{max: max, redact: redact}
 	if dir == "" {
 		return l, nil
 	}
-	// The log holds the server's raw stderr, which may quote secrets from
-	// its environment: owner only.
+	// The log holds the server's stderr, redacted, and its messages:
+	// owner only all the same.
 	if err := store.PrivateDir(dir); err != nil {
 		return nil, err
 	}
@@ -54,11 +63,39 @@ func openServerLog(dir, name string, max int64) (*serverLog, error) {
 	return l, nil
 }
 
-// Write appends to the file until the cap, then notes the cut once.
+// Write appends to the file, redacted a line at a time.
 func (l *serverLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil || l.full {
+		return len(p), nil
+	}
+	if l.redact == nil {
+		return l.write(p)
+	}
+	l.pending = append(l.pending, p...)
+	cut := bytes.LastIndexByte(l.pending, '\n') + 1
+	if cut == 0 {
+		if len(l.pending) < maxPending {
+			return len(p), nil
+		}
+		cut = len(l.pending)
+	}
+	_, err := l.flush(cut)
+	return len(p), err
+}
+
+// flush writes the first n pending bytes, redacted. l.mu is held.
+func (l *serverLog) flush(n int) (int, error) {
+	out := l.redact(string(l.pending[:n]))
+	l.pending = append(l.pending[:0], l.pending[n:]...)
+	return l.write([]byte(out))
+}
+
+// write appends to the file until the cap, then notes the cut once. l.mu
+// is held.
+func (l *serverLog) write(p []byte) (int, error) {
+	if l.full {
 		return len(p), nil
 	}
 	if l.written+int64(len(p)) > l.max {
@@ -124,6 +161,9 @@ func (l *serverLog) Close() error {
 	defer l.mu.Unlock()
 	if l.f == nil {
 		return nil
+	}
+	if len(l.pending) > 0 {
+		_, _ = l.flush(len(l.pending))
 	}
 	err := l.f.Close()
 	l.f = nil

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -89,13 +90,99 @@ func Redact(s string, secrets []string) string {
 // password runs to the last '@' before the host.
 var userinfo = lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#]+@`)
 
-// RedactURLs replaces the password of every URL in s that carries one:
-// scheme://user:pass@host becomes scheme://user:[redacted]@host.
+// urlSpan matches a URL in text: a scheme, "://" and what follows up to
+// white space or a quote.
+var urlSpan = lazyre.New("[A-Za-z][A-Za-z0-9+.\\-]*://[^\\s\"'<>`]+")
+
+// queryParam matches one name=value pair of a query.
+// A value stops at the punctuation that closes a URL quoted in text
+// ("(see https://h/?key=k)", "<https://h/?key=k>") so what follows the
+// URL stays.
+// A value already [redacted] is matched whole, so redacting twice changes
+// nothing.
+var queryParam = lazyre.New("([?&;])([^=&#?;\\s]+)=(\\[redacted\\]|[^&#;\\s)\\]}>,|\"'`]*)")
+
+// RedactURLs hides the credentials of every URL in s: the password of its
+// userinfo (scheme://user:pass@host becomes scheme://user:[redacted]@host,
+// the user name is kept) and the values of query parameters whose names
+// look like keys (SecretParam: ?api_key=..., &token=..., &sig=...).
 func RedactURLs(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return userinfo.ReplaceAllString(s, "${1}"+Redacted+"@")
+	s = userinfo.Re().ReplaceAllString(s, "${1}"+Redacted+"@")
+	if !strings.ContainsAny(s, "?") {
+		return s
+	}
+	return urlSpan.Re().ReplaceAllStringFunc(s, redactQuery)
+}
+
+// redactQuery masks the secret-looking parameters of one URL's query.
+func redactQuery(u string) string {
+	q := strings.IndexByte(u, '?')
+	if q < 0 {
+		return u
+	}
+	end := len(u)
+	if h := strings.IndexByte(u[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	query := queryParam.Re().ReplaceAllStringFunc(u[q:end], func(kv string) string {
+		m := queryParam.Re().FindStringSubmatch(kv)
+		if m[3] == "" || m[3] == Redacted || !SecretParam(m[2]) {
+			return kv
+		}
+		return m[1] + m[2] + "=" + Redacted
+	})
+	return u[:q] + query + u[end:]
+}
+
+// SecretParam reports whether a URL query parameter name carries a
+// credential: key, token, sig, signature, auth, password, pass, pwd,
+// secret, code_verifier, any name LooksSecret accepts (api_key,
+// access_token, client_secret, X-Amz-Security-Token, ...) and names ending
+// in -signature or -credential (X-Amz-Signature, X-Goog-Credential).
+func SecretParam(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(name, "-", "_"))
+	switch n {
+	case "key", "token", "sig", "signature", "auth", "password", "pass", "pwd", "secret", "code_verifier", "apikey":
+		return true
+	}
+	return LooksSecret(name) || strings.HasSuffix(n, "_signature") || strings.HasSuffix(n, "_credential") ||
+		strings.HasSuffix(n, "token")
+}
+
+// Scrub is the one redaction of text ollm shows or writes: the known
+// secrets cut out (Redact), then every URL's credentials (RedactURLs).
+func Scrub(s string, known []string) string {
+	return RedactURLs(Redact(s, known))
+}
+
+// FromURL lists the credentials a URL carries: the password of its
+// userinfo and the values of its secret-looking query parameters, so a
+// server that echoes one alone is redacted too.
+func FromURL(raw string) []string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u == nil {
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if p, ok := u.User.Password(); ok && p != "" {
+			out = append(out, p)
+		}
+	}
+	for name, vals := range u.Query() {
+		if !SecretParam(name) {
+			continue
+		}
+		for _, v := range vals {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // FromEnv lists the values of the KEY=VALUE entries whose names look
