@@ -83,9 +83,15 @@ type Resolved struct {
 type Trust struct {
 	// Digest covers everything the workspace brings: every profile file it
 	// loads, ollm.lock, .mcp.json, .claude/settings*.json, the
-	// .ollm/extensions tree and local paths inside it. "" when the
-	// workspace brings nothing; an empty digest is never approved.
+	// .ollm/extensions tree, local paths inside it, the extension
+	// directories it names outside it and the directory trees its hooks and
+	// servers run code from. "" when the workspace brings nothing; an empty
+	// digest is never approved.
 	Digest string `json:"digest,omitempty"`
+	// Unapprovable says why the workspace can never be approved as it is
+	// (a directory its hooks or servers run from is above the hashing
+	// limits); "" for a workspace that can be.
+	Unapprovable string `json:"unapprovable,omitempty"`
 	// Approved: the user approved the workspace at Digest (`ollm trust`),
 	// or trusts every workspace (hooks.trustWorkspace in the user profile).
 	Approved bool `json:"approved"`
