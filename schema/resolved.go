@@ -73,10 +73,26 @@ type Resolved struct {
 	// gated until approved, a user profile that does is not.
 	ModeScope          Scope `json:"modeScope,omitempty"`
 	DefaultActionScope Scope `json:"defaultActionScope,omitempty"`
+	// TrustedSandbox is the sandbox block of the builtin, team and user
+	// layers alone, which the user's own hooks run under (HookSandbox): a
+	// workspace's sandbox values apply to its own hooks and tools only.
+	// nil when the workspace sets none: Profile.Sandbox is that block.
+	TrustedSandbox *SandboxConfig `json:"trustedSandbox,omitempty"`
 
 	// Trust says whether the workspace is approved and, when it is not,
 	// what of it was held back.
 	Trust Trust `json:"trust"`
+}
+
+// HookSandbox is the sandbox block a hook of scope runs under: the whole
+// profile's for the workspace's own hooks, the trusted layers' for the
+// others (builtin, user, the user's extensions and directories, store and
+// --ext extensions).
+func (r *Resolved) HookSandbox(scope Scope) SandboxConfig {
+	if scope == ScopeWorkspace || r.TrustedSandbox == nil {
+		return r.Profile.Sandbox
+	}
+	return *r.TrustedSandbox
 }
 
 // Trust is the workspace's approval state as the loader found it.
