@@ -68,7 +68,8 @@ const maxShellDepth = 4
 
 // RunDirs lists the directories a command line (the program and its
 // arguments) can run code from: for every word that names an existing
-// file or directory, the file's directory or the directory itself,
+// file or directory and reads as a path (a slash, . or .., or a script's
+// extension: pathLike), the file's directory or the directory itself,
 // whether it is an argument or a word of a command line inside one (`sh
 // -c "sh scripts/x.sh"`) or a path in inline code; and cwd itself when a
 // program reads code from where it runs (`python3 -m mod`, `node -e`,
@@ -91,7 +92,7 @@ func RunDirs(words []string, cwd string, within ...string) []string {
 	c.argv(expandProject(words, cwd), 0)
 	var out []string
 	for _, cand := range c.cands {
-		d, ok := runDir(cand, cwd, roots)
+		d, ok := runDir(cand, cwd, roots, c.files[cand])
 		if ok && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
@@ -119,9 +120,24 @@ func expandProject(words []string, dir string) []string {
 	return out
 }
 
+// scriptExts are the extensions that make a bare word (no slash) a
+// script's name: `node server.js` runs server.js, `touch DONE` runs
+// nothing.
+var scriptExts = []string{".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts",
+	".rb", ".pl", ".pm", ".php", ".lua", ".r", ".jl", ".tcl", ".ps1", ".jar", ".go", ".awk", ".sed", ".mk"}
+
+// pathLike reports whether a word can name code to run: it has a slash,
+// is . or .., or ends in a script's extension.
+func pathLike(w string) bool {
+	if w == "." || w == ".." || strings.Contains(w, "/") {
+		return true
+	}
+	return slices.Contains(scriptExts, strings.ToLower(filepath.Ext(w)))
+}
+
 // runDir is the directory a candidate word makes runnable, if any.
-func runDir(cand, cwd string, roots []string) (string, bool) {
-	if cand == "" || strings.HasPrefix(cand, "-") && !strings.Contains(cand, "/") {
+func runDir(cand, cwd string, roots []string, fileOnly bool) (string, bool) {
+	if !pathLike(cand) || strings.HasPrefix(cand, "-") && !strings.Contains(cand, "/") {
 		return "", false
 	}
 	p := cand
@@ -132,7 +148,7 @@ func runDir(cand, cwd string, roots []string) (string, bool) {
 		p = filepath.Join(cwd, p)
 	}
 	fi, err := os.Stat(p)
-	if err != nil {
+	if err != nil || fileOnly && fi.IsDir() {
 		return "", false
 	}
 	d := filepath.Clean(p)
@@ -170,6 +186,7 @@ type collector struct {
 	cwd   string
 	cands []string
 	seen  map[string]bool
+	files map[string]bool // candidates that count only as a file's name
 }
 
 func (c *collector) add(s string) {
@@ -177,6 +194,20 @@ func (c *collector) add(s string) {
 		c.seen[s] = true
 		c.cands = append(c.cands, s)
 	}
+}
+
+// addFragment adds a piece of a word (a path in inline code): it counts
+// only when it names a file, never as a directory (`"$DIR"/x.sh` leaves
+// the piece $DIR, which is not what runs).
+func (c *collector) addFragment(s string) {
+	if s == "" || c.seen[s] {
+		return
+	}
+	c.add(s)
+	if c.files == nil {
+		c.files = map[string]bool{}
+	}
+	c.files[s] = true
 }
 
 // argv takes one command's words: the program, then its arguments.
@@ -209,7 +240,7 @@ func progName(p string) string {
 func (c *collector) word(w string, depth int) {
 	c.add(w)
 	for _, f := range strings.FieldsFunc(w, notPathRune) {
-		c.add(f)
+		c.addFragment(f)
 	}
 	if depth >= maxShellDepth || !strings.ContainsAny(w, " \t\n;|&()<>`$'\"") {
 		return

@@ -168,8 +168,12 @@ func LooseHash(def schema.Hook, dir string) (string, error) {
 		}
 	}
 	if dir != "" {
+		real := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			real = r // RunDirs lists real paths
+		}
 		for _, d := range store.RunDirs(append([]string{def.Command}, def.Args...), dir, dir) {
-			rel, _ := filepath.Rel(dir, d)
+			rel, _ := filepath.Rel(real, d)
 			fmt.Fprintf(hs, "tree\x00%s\x00", filepath.ToSlash(rel))
 			if _, err := store.HashTree(hs, d, d, store.DefaultTreeLimits); err != nil {
 				return "", fmt.Errorf("hash the scripts of the hook: %w", err)
