@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,13 +31,24 @@ func workspaceTrust(opts Options, in *inputs) (schema.Trust, error) {
 	if opts.Workspace.Root == "" {
 		return t, nil
 	}
-	var local []string
+	var local, outside []string
 	for _, l := range in.layers {
 		if l.scope == schema.ScopeWorkspace {
-			local = append(local, localPaths(l, opts.Workspace.Root)...)
+			in, out := localPaths(l, opts.Workspace.Root)
+			local = append(local, in...)
+			outside = append(outside, out...)
 		}
 	}
+	local = append(append(local, outside...), runDirs(in, opts.Workspace.Root, outside)...)
 	d, err := store.WorkspaceDigest(opts.Workspace, local...)
+	var tooBig *store.TreeLimitError
+	if errors.As(err, &tooBig) {
+		// Never approved: what it would cover cannot be hashed at every
+		// start. The widening values stay held back, with this reason.
+		t.Digest, t.Unapprovable = "unapprovable:"+tooBig.Dir, tooBig.Error()
+		t.Approved = userTrustsWorkspaces(in)
+		return t, nil
+	}
 	if err != nil {
 		return t, &Error{Diags: []Diagnostic{{Pos: opts.Workspace.Root, Message: err.Error()}}, Fix: "check the permissions of the workspace's files"}
 	}
@@ -80,14 +92,17 @@ func userTrustsWorkspaces(in *inputs) bool {
 }
 
 // localPaths lists the local sources and extension directories a
-// workspace profile names inside the workspace: their trees are part of
-// what the workspace brings.
-func localPaths(l layerInput, root string) []string {
+// workspace profile names inside the workspace, and the extension
+// directories it names outside it: their trees are part of what the
+// workspace brings (an outside directory's servers run once the workspace
+// is approved, so its files count as much as the workspace's own).
+func localPaths(l layerInput, root string) (inside, outside []string) {
 	f, err := parser.ParseFile(l.path, l.data)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []string
+	anywhere := false
 	add := func(e ast.Expr) {
 		lit, ok := e.(*ast.BasicLit)
 		if !ok {
@@ -98,12 +113,21 @@ func localPaths(l layerInput, root string) []string {
 			return
 		}
 		p := s
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, rest)
+			}
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, p)
 		}
 		p = filepath.Clean(p)
-		if p != root && strings.HasPrefix(p, root+string(filepath.Separator)) && !slices.Contains(out, p) {
+		inRoot := p != root && strings.HasPrefix(p, root+string(filepath.Separator))
+		switch {
+		case inRoot && !slices.Contains(out, p):
 			out = append(out, p)
+		case !inRoot && anywhere && p != root && !slices.Contains(outside, p):
+			outside = append(outside, p)
 		}
 	}
 	for _, fl := range findFields(f.Decls, []string{"extends"}) {
@@ -120,6 +144,7 @@ func localPaths(l layerInput, root string) []string {
 	for _, fl := range findFields(f.Decls, []string{"extensions", "sources", "*", "path"}) {
 		add(fl.Value)
 	}
+	anywhere = true
 	for _, fl := range findFields(f.Decls, []string{"extensions", "directories"}) {
 		if ll, ok := fl.Value.(*ast.ListLit); ok {
 			for _, e := range ll.Elts {
@@ -128,7 +153,8 @@ func localPaths(l layerInput, root string) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	slices.Sort(outside)
+	return out, outside
 }
 
 // teamsFromWorkspace reports whether the team profiles in the lock were
@@ -192,6 +218,10 @@ func gateExtensions(r *schema.Resolved, sources map[string]bool) {
 func heldProblems(ws string, t schema.Trust) []schema.Problem {
 	var out []schema.Problem
 	const fix = "`ollm trust` reviews and approves the workspace"
+	if t.Unapprovable != "" && !t.Approved {
+		out = append(out, schema.Problem{Severity: "warning", File: ws,
+			Message: "the workspace cannot be approved: " + t.Unapprovable, Fix: "move the scripts, then run `ollm trust`"})
+	}
 	for _, h := range t.Held {
 		out = append(out, schema.Problem{Severity: "warning", File: h.File, Pos: h.Pos,
 			Message: fmt.Sprintf("workspace not approved: %s held back (%s)", h.Field, h.Reason), Fix: fix})

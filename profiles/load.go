@@ -50,7 +50,7 @@ type TeamFile struct {
 
 // cacheVersion changes whenever the resolution logic changes, so an old
 // cache entry is never read by a new binary.
-const cacheVersion = "ollm-resolved-3"
+const cacheVersion = "ollm-resolved-4"
 
 // Load resolves the profile. A *Error means the profile layers are invalid
 // (exit status 2); problems with single extensions are in
@@ -219,6 +219,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		return nil, nil, fmt.Errorf("decode resolved profile (a bug in ollm): %w", err)
 	}
 	r.RuleScopes, r.HookScopes, r.DirectoryScopes = lists.scopes[0], lists.scopes[1], lists.scopes[2]
+	r.TrustedSandbox = trustedSandbox(c, layers, lists)
 	if opts.Model != "" {
 		r.Profile.Model.Name = opts.Model
 	}

@@ -73,19 +73,41 @@ type Resolved struct {
 	// gated until approved, a user profile that does is not.
 	ModeScope          Scope `json:"modeScope,omitempty"`
 	DefaultActionScope Scope `json:"defaultActionScope,omitempty"`
+	// TrustedSandbox is the sandbox block of the builtin, team and user
+	// layers alone, which the user's own hooks run under (HookSandbox): a
+	// workspace's sandbox values apply to its own hooks and tools only.
+	// nil when the workspace sets none: Profile.Sandbox is that block.
+	TrustedSandbox *SandboxConfig `json:"trustedSandbox,omitempty"`
 
 	// Trust says whether the workspace is approved and, when it is not,
 	// what of it was held back.
 	Trust Trust `json:"trust"`
 }
 
+// HookSandbox is the sandbox block a hook of scope runs under: the whole
+// profile's for the workspace's own hooks, the trusted layers' for the
+// others (builtin, user, the user's extensions and directories, store and
+// --ext extensions).
+func (r *Resolved) HookSandbox(scope Scope) SandboxConfig {
+	if scope == ScopeWorkspace || r.TrustedSandbox == nil {
+		return r.Profile.Sandbox
+	}
+	return *r.TrustedSandbox
+}
+
 // Trust is the workspace's approval state as the loader found it.
 type Trust struct {
 	// Digest covers everything the workspace brings: every profile file it
 	// loads, ollm.lock, .mcp.json, .claude/settings*.json, the
-	// .ollm/extensions tree and local paths inside it. "" when the
-	// workspace brings nothing; an empty digest is never approved.
+	// .ollm/extensions tree, local paths inside it, the extension
+	// directories it names outside it and the directory trees its hooks and
+	// servers run code from. "" when the workspace brings nothing; an empty
+	// digest is never approved.
 	Digest string `json:"digest,omitempty"`
+	// Unapprovable says why the workspace can never be approved as it is
+	// (a directory its hooks or servers run from is above the hashing
+	// limits); "" for a workspace that can be.
+	Unapprovable string `json:"unapprovable,omitempty"`
 	// Approved: the user approved the workspace at Digest (`ollm trust`),
 	// or trusts every workspace (hooks.trustWorkspace in the user profile).
 	Approved bool `json:"approved"`

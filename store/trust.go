@@ -219,6 +219,7 @@ func WorkspaceDigest(w Workspace, local ...string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("workspace digest: %w", err)
 		}
+		fmt.Fprintf(h, "end\x00")
 		any = any || n > 0
 	}
 	if !any {
@@ -233,44 +234,9 @@ func (w Workspace) trustFiles() []string {
 		filepath.Join(w.Root, ".claude", "settings.json"), filepath.Join(w.Root, ".claude", "settings.local.json")}
 }
 
-// digestTree writes every entry under dir (a file or a directory) into h and
-// returns how many it wrote. Symlinks are recorded by their target, never
-// followed. A missing dir writes nothing.
+// digestTree writes every entry under dir (a file or a directory) into h
+// (HashTree, within DefaultTreeLimits) and returns how many it wrote. A
+// missing dir writes nothing.
 func digestTree(h io.Writer, root, dir string) (int, error) {
-	n := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && p == dir {
-			return filepath.SkipAll
-		}
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		n++
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "link\x00%s\x00%s\x00", rel, target)
-		case d.IsDir():
-			fmt.Fprintf(h, "dir\x00%s\x00", rel)
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "file\x00%s\x00%o\x00%d\x00", rel, info.Mode().Perm()&0o111, len(data))
-			h.Write(data)
-		default:
-			fmt.Fprintf(h, "other\x00%s\x00%s\x00", rel, info.Mode().Type())
-		}
-		return nil
-	})
-	return n, err
+	return HashTree(h, root, dir, DefaultTreeLimits)
 }

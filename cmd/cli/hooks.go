@@ -13,6 +13,7 @@ import (
 
 	"github.com/ollm/ollm/core/ext"
 	"github.com/ollm/ollm/core/hooks"
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -476,7 +477,7 @@ func (s *hookSet) engine() *hooks.Engine {
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
 		LogDir:    s.home.Logs(),
 		Approvals: hooks.FileApprovals{Path: s.home.TrustedHooks()},
-		Sandbox:   hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, newSandboxEnv(s.getenv, s.ws.Root, g, s.home)),
+		Sandbox:   runtime.HookSandbox(s.getenv, s.ws.Root, g, s.home),
 
 		SandboxRequired: g.Profile.Sandbox.Required,
 	})

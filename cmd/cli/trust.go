@@ -79,6 +79,9 @@ func trustRun(opts *TrustOptions) error {
 		return nil
 	}
 	printTrustPlan(opts.IO.Out, s)
+	if t.Unapprovable != "" {
+		return &SecurityError{Err: fmt.Errorf("the workspace cannot be approved: %s", t.Unapprovable)}
+	}
 	if t.Approved && !t.Gated && approvedAt(s) {
 		fmt.Fprintln(opts.IO.Out, "this workspace is approved at this digest already")
 		return nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 	"golang.org/x/mod/sumdb/dirhash"
 )
 
@@ -148,9 +149,13 @@ func HashDir(dir string) (string, error) {
 }
 
 // LooseHash is the hash of a hook that is not part of an extension:
-// sha256 over its command line and the contents of every script file the
-// command line names (relative names are taken from dir). Editing the
-// script or the command asks for approval again.
+// sha256 over its command line, the contents of every file a word of it
+// names, and the whole tree of every directory inside dir it can run code
+// from (store.RunDirs: the directory of each script it names, also inside
+// `sh -c "..."` or inline code, and dir itself for `python3 -m`, `make`
+// and the like). Relative names are taken from dir. Editing the script, a
+// file it sources or imports beside it, or the command asks for approval
+// again; a directory above store.DefaultTreeLimits is an error.
 func LooseHash(def schema.Hook, dir string) (string, error) {
 	hs := sha256.New()
 	fmt.Fprintf(hs, "command\x00%s\x00", def.Command)
@@ -160,6 +165,19 @@ func LooseHash(def schema.Hook, dir string) (string, error) {
 	for _, tok := range scriptTokens(def, dir) {
 		if err := hashFile(hs, tok, dir); err != nil {
 			return "", err
+		}
+	}
+	if dir != "" {
+		real := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			real = r // RunDirs lists real paths
+		}
+		for _, d := range store.RunDirs(append([]string{def.Command}, def.Args...), dir, dir) {
+			rel, _ := filepath.Rel(real, d)
+			fmt.Fprintf(hs, "tree\x00%s\x00", filepath.ToSlash(rel))
+			if _, err := store.HashTree(hs, d, d, store.DefaultTreeLimits); err != nil {
+				return "", fmt.Errorf("hash the scripts of the hook: %w", err)
+			}
 		}
 	}
 	return "sha256:" + hex.EncodeToString(hs.Sum(nil)), nil

@@ -195,3 +195,59 @@ func TestIDIsStableAndDistinct(t *testing.T) {
 		}
 	}
 }
+
+// An approval covers the files a hook's script sources or imports, also
+// when the command line names the script only inside `sh -c "..."`: after
+// an edit of one of them (as the shell tool could make) the hook is
+// changed, is not run, and the notice names the command that approves it.
+func TestApprovalCoversWhatTheScriptRuns(t *testing.T) {
+	for _, tt := range []struct {
+		name, cmd, lib, edit string
+		files                map[string]string
+	}{
+		{"sourced", "sh scripts/guard.sh", "scripts/lib.sh", "mark() { touch ran; touch pwned; }\n", map[string]string{
+			"scripts/guard.sh": ". scripts/lib.sh\ncat >/dev/null\nmark\necho '{}'\n",
+			"scripts/lib.sh":   "mark() { touch ran; }\n",
+		}},
+		{"imported", "python3 -B pyhooks/guard.py", "pyhooks/pylib.py", "def mark():\n    open('ran', 'w').close()\n    open('pwned', 'w').close()\n", map[string]string{
+			"pyhooks/guard.py": "import sys\nimport pylib\nsys.stdin.read()\npylib.mark()\nprint('{}')\n",
+			"pyhooks/pylib.py": "def mark():\n    open('ran', 'w').close()\n",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := t.TempDir()
+			for name, body := range tt.files {
+				p := filepath.Join(ws, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mark := filepath.Join(ws, "ran") // the hook runs in ws
+			approvals := FileApprovals{Path: filepath.Join(t.TempDir(), "trusted-hooks.json"), By: "tester"}
+			h := &Hook{Name: "guard", Event: BeforeTool, Scope: schema.ScopeWorkspace, Root: ws, Dir: ws,
+				Def: schema.Hook{Name: "guard", Command: "sh", Args: []string{"-c", tt.cmd}}}
+			data := map[string]any{"tool_name": "shell"}
+			e := newEngine(t, Options{Approvals: approvals, Approve: func(context.Context, ApprovalRequest) (bool, error) { return true, nil }}, h)
+			emit(t, e, BeforeTool, data)
+			if _, err := os.Stat(mark); err != nil {
+				t.Fatalf("the approved hook did not run: %v", err)
+			}
+			os.Remove(mark)
+
+			if err := os.WriteFile(filepath.Join(ws, tt.lib), []byte(tt.edit), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e = newEngine(t, Options{Approvals: approvals}, h)
+			out := emit(t, e, BeforeTool, data)
+			if _, err := os.Stat(mark); err == nil {
+				t.Fatalf("the hook ran after %s was edited", tt.lib)
+			}
+			if len(out.Notices) != 1 || !strings.Contains(out.Notices[0], "changed since it was approved") || !strings.Contains(out.Notices[0], "ollm hooks trust guard") {
+				t.Fatalf("notices = %q, want the hook changed and `ollm hooks trust guard`", out.Notices)
+			}
+		})
+	}
+}

@@ -357,7 +357,7 @@ func (rt *Runtime) install(l *loaded) []string {
 		LogDir:          rt.Home.Logs(),
 		Approvals:       hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:         rt.opts.ApproveHook,
-		Sandbox:         hooks.SandboxPolicy(g.Profile.Sandbox.Hooks, rt.sandboxEnv(g)),
+		Sandbox:         HookSandbox(rt.opts.Getenv, rt.Workspace.Root, g, rt.Home),
 		// Failures and skips go to logs/hooks.log; the session shows them
 		// as they happen (agent.EvHookFailure), async observers' here.
 		Logger: slog.New(slog.NewTextHandler(rt.hookLog, nil)),
@@ -1120,6 +1120,27 @@ func SandboxEnv(getenv func(string) string, root string, r *schema.Resolved, hom
 		userHome, _ = os.UserHomeDir()
 	}
 	return sandbox.Env{Workspace: root, OllmHome: home.Dir, Home: userHome, Getenv: getenv, DenyRead: r.Profile.Sandbox.DenyRead, AllowRead: r.Profile.Sandbox.AllowRead}
+}
+
+// HookSandbox is the sandbox policy of each hook: the workspace's own
+// hooks run under the whole profile's sandbox block, every other hook
+// (builtin, user, the user's extensions) under the trusted layers' alone
+// (Resolved.HookSandbox), so a workspace's denyRead or sandbox.hooks
+// cannot make a guard of the user fail and let the call it guards through.
+func HookSandbox(getenv func(string) string, root string, r *schema.Resolved, home store.Home) func(*hooks.Hook) (sandbox.Policy, error) {
+	ws := hooks.SandboxPolicy(r.Profile.Sandbox.Hooks, SandboxEnv(getenv, root, r, home))
+	if r.TrustedSandbox == nil {
+		return ws
+	}
+	env := SandboxEnv(getenv, root, r, home)
+	env.DenyRead = r.TrustedSandbox.DenyRead
+	own := hooks.SandboxPolicy(r.TrustedSandbox.Hooks, env)
+	return func(h *hooks.Hook) (sandbox.Policy, error) {
+		if h.Scope == schema.ScopeWorkspace {
+			return ws(h)
+		}
+		return own(h)
+	}
 }
 
 func (rt *Runtime) sandboxEnv(g *schema.Resolved) sandbox.Env {
