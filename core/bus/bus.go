@@ -233,16 +233,16 @@ func headless(id string, d policy.Details) Response {
 // TrustRefusal is the refusal of a write to a file that decides what runs
 // (d.Trust) when no person can confirm it; why says who could not.
 func TrustRefusal(d policy.Details, why string) string {
-	what := d.Description
+	what := strings.TrimSpace(d.Description)
 	if what == "" {
-		what = d.Tool
+		what = d.Tool + ": " + d.Trust
 	}
-	where := ""
+	file := "the file"
 	if len(d.Locations) > 0 {
-		where = " " + d.Locations[0]
+		file = d.Locations[0]
 	}
-	return fmt.Sprintf("refused: %s writes a file that decides what runs, and ollm writes one only when a person confirms "+
-		"that exact call in a dialog, in every mode and under every allow rule; %s, so nothing was written. "+
-		"If the change is wanted, the user makes it by hand (open%s in an editor), or runs ollm in a terminal and answers the question",
-		strings.TrimSpace(what), why, where)
+	return fmt.Sprintf("refused: %s. ollm writes a file that decides what runs only when a person confirms that exact call "+
+		"in a dialog, in every mode and under every allow rule; %s, so nothing was written. "+
+		"If the change is wanted, the user makes it by hand (edit %s), or runs ollm in a terminal and answers its question",
+		what, why, file)
 }
