@@ -217,6 +217,9 @@ func decision(content any) string {
 }
 
 func askedBy(d policy.Details) string {
+	if d.Trust != "" {
+		return "ollm's rule for files that decide what runs"
+	}
 	if d.Rule != nil {
 		return "rule " + d.Rule.Label()
 	}

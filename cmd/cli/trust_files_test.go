@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/ollm/ollm/core/llm/llmtest"
 )
 
 // `ollm mcp serve` in yolo mode under an allow-everything rule: a client
@@ -71,5 +75,56 @@ policy: {mode: "yolo"}
 	}
 	if len(answers.questions) != 1 || !strings.Contains(answers.questions[0], "a file that decides what runs: .claude/a.txt is inside .claude, which holds Claude Code's settings") {
 		t.Errorf("questions: %q", answers.questions)
+	}
+}
+
+// ACP in yolo mode with the editor's fs capabilities: each write to a
+// trust file is a permission request that names the file and offers only
+// "allow once" and "reject"; an "always" the editor picks anyway writes
+// nothing and saves nothing, "allow once" writes that call through
+// fs/write_text_file, a dismissed prompt writes nothing; an ordinary file
+// is not asked about.
+func TestACPTrustFiles(t *testing.T) {
+	e := newSessionEnv(t)
+	e.write(filepath.Join(e.ws, ".git", "config"), "[core]\n")
+	c := newACPClient()
+	conn := startACP(t, e, c, true, "--approval-mode", "yolo")
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: e.ws, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Reply(llmtest.ToolCallWithID("w-1", "write_file", map[string]any{"path": ".mcp.json", "content": "{}"}))
+	e.srv.Reply(llmtest.ToolCallWithID("e-1", "edit_file", map[string]any{"path": ".git/config",
+		"edits": []map[string]any{{"oldText": "[core]", "newText": "[core]\n\tfsmonitor = touch pwned"}}}))
+	e.srv.Reply(llmtest.ToolCallWithID("w-2", "write_file", map[string]any{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}))
+	e.srv.Reply(llmtest.ToolCallWithID("w-3", "write_file", map[string]any{"path": "ok.txt", "content": "x"}))
+	e.srv.Reply(llmtest.Text("Done."))
+	c.answers = []string{"allow_always", "allow_once"}
+	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("plant")}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.perms) != 3 {
+		t.Fatalf("permission requests: %d, want 3 (the trust files only)", len(c.perms))
+	}
+	for i, p := range c.perms {
+		var opts []string
+		for _, o := range p.Options {
+			opts = append(opts, string(o.OptionId)+":"+string(o.Kind))
+		}
+		why := p.ToolCall.Content[len(p.ToolCall.Content)-1].Content.Content.Text.Text
+		if strings.Join(opts, " ") != "allow_once:allow_once deny:reject_once" || !strings.Contains(why, "A file that decides what runs: ") {
+			t.Errorf("request %d: options %s, text %q", i, opts, why)
+		}
+	}
+	var wrote []string
+	for _, w := range c.writes {
+		wrote = append(wrote, w.Path)
+	}
+	if want := filepath.Join(e.ws, ".git", "config") + " " + filepath.Join(e.ws, "ok.txt"); strings.Join(wrote, " ") != want {
+		t.Errorf("fs/write_text_file: %v, want %s", wrote, want)
+	}
+	if prof, _ := os.ReadFile(filepath.Join(e.home, "profile.cue")); strings.Contains(string(prof), "always") {
+		t.Errorf("an always answer to a trust file was saved:\n%s", prof)
 	}
 }

@@ -510,6 +510,9 @@ func (s *session) confirm(req bus.Request) {
 }
 
 func ruleName(d policy.Details) string {
+	if d.Trust != "" {
+		return "ollm's rule for files that decide what runs"
+	}
 	if d.Rule != nil {
 		return "rule " + d.Rule.Label()
 	}

@@ -159,7 +159,7 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 		// A write to a file that decides what runs: a person confirms this
 		// very call, whatever the mode, the rules, an earlier "always"
 		// answer or a hook say (docs/security.md, "Trust files").
-		d.Action = policy.Ask
+		d.Action, d.Rule = policy.Ask, nil // no rule asks: ollm does, whatever the rules allow
 		d.Reason = joinNonEmpty("; ", "it writes a file that decides what runs; only a person can allow that, one call at a time, in every mode", d.Reason)
 		if r := s.confirm(ctx, n, p, facts, d); r != nil {
 			return r
