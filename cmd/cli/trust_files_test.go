@@ -11,7 +11,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/llm/llmtest"
+	"github.com/ollm/ollm/core/policy"
 )
 
 // `ollm mcp serve` in yolo mode under an allow-everything rule: a client
@@ -126,5 +128,31 @@ func TestACPTrustFiles(t *testing.T) {
 	}
 	if prof, _ := os.ReadFile(filepath.Join(e.home, "profile.cue")); strings.Contains(string(prof), "always") {
 		t.Errorf("an always answer to a trust file was saved:\n%s", prof)
+	}
+}
+
+// The terminal prompt of `ollm run` names the trust file, offers no
+// "always", and takes "a" as no: only "y" writes it.
+func TestTerminalPromptTrustFile(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bus.Answer
+	}{{"a\n", bus.Deny}, {"always\n", bus.Deny}, {"y\n", bus.AllowOnce}} {
+		io, in, _, errOut := TestIO()
+		in.WriteString(c.in)
+		b := bus.New(bus.Options{})
+		stop := answerOnTerminal(context.Background(), io, b)
+		r, err := b.Ask(context.Background(), policy.Details{Tool: "write_file",
+			Description: "Create .git/hooks/pre-commit - a file that decides what runs: .git/hooks/pre-commit belongs to git",
+			Trust:       ".git/hooks/pre-commit belongs to git", Params: []byte(`{}`)})
+		stop()
+		if err != nil || r.Answer != c.want {
+			t.Errorf("%q: answer %s, %v; want %s", c.in, r.Answer, err, c.want)
+		}
+		text := errOut.String()
+		if !strings.Contains(text, "write_file: Create .git/hooks/pre-commit - a file that decides what runs") ||
+			!strings.Contains(text, "Write this file that decides what runs? [y]es, this once, [N]o: ") || strings.Contains(text, "[a]lways") {
+			t.Errorf("%q: the prompt:\n%s", c.in, text)
+		}
 	}
 }
