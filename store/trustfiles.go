@@ -36,7 +36,7 @@ const gitWhy = "git runs the hooks it holds and the commands its config names (c
 var TrustFiles = []TrustFile{
 	{"ollm.cue", "decides what ollm runs: its hooks, MCP servers, extensions, sandbox and policy", true},
 	{"ollm.lock", "pins the extensions ollm runs for this workspace", true},
-	{".ollm/", "holds the workspace's extensions, skills and hook scripts that ollm runs (an extension's own .ollm/data/<name> excepted)", true},
+	{".ollm/", "holds the workspace's extensions, skills and hook scripts that ollm runs, and the data extensions keep (which their hooks and servers may run)", true},
 	{".mcp.json", "names the MCP servers ollm and other agents start, with their commands and environment", true},
 	{".claude/", "holds Claude Code's settings, hooks, commands, agents and skills: the commands it runs and the tools it allows", true},
 	{".gemini/", "holds Gemini CLI's settings, commands, extensions and policies: the commands it runs and the tools it allows", true},
@@ -57,10 +57,6 @@ func SandboxTrustNames() []string {
 	}
 	return append(out, ".git/hooks", ".git/config")
 }
-
-// extensionData is the directory below .ollm/ whose subdirectories belong
-// to extensions (sandbox.ExtensionData): not a trust file.
-const extensionData = ".ollm/data/"
 
 // TrustPath reports whether abs (an absolute path a tool is about to
 // write) is a trust file of the workspace ws, of a git directory anywhere,
@@ -158,9 +154,6 @@ func trustOne(roots, homes []string, p string) (string, bool) {
 			continue
 		}
 		f := fold(rel)
-		if strings.HasPrefix(f, extensionData) && strings.Count(f, "/") >= 3 {
-			return "", false // .ollm/data/<ext>/...: an extension's own data
-		}
 		for _, t := range TrustFiles {
 			n := fold(t.Name)
 			if f == strings.TrimSuffix(n, "/") || (strings.HasSuffix(n, "/") && strings.HasPrefix(f, n)) {

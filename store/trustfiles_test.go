@@ -43,7 +43,7 @@ func TestTrustPath(t *testing.T) {
 		{"ollm.lock", "pins"},
 		{".ollm/extensions/x/hook.sh", "inside .ollm"},
 		{".ollm/memory.json", "inside .ollm"},
-		{".ollm/data/lint/cache.db", ""},
+		{".ollm/data/lint/cache.db", "inside .ollm"},
 		{".ollm/data/x", "inside .ollm"},
 		{".mcp.json", "MCP servers"},
 		{".claude/settings.local.json", "Claude Code"},
