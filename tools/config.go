@@ -3,6 +3,7 @@ package tools
 import (
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -147,4 +148,38 @@ func integer(desc string, minimum float64) *tool.Schema {
 }
 func enum(desc string, values ...any) *tool.Schema {
 	return &tool.Schema{Type: "string", Description: desc, Enum: values}
+}
+
+// trust is what the file at loc decides when it is a trust file
+// (store.TrustPath, judged by the path as named and by the real path the
+// write goes to), or "".
+func (e *env) trust(loc Loc) string {
+	for _, p := range []string{filepath.Join(loc.dir, loc.rel), loc.Abs} {
+		if why, ok := store.TrustPath(e.cfg.Workspace, e.cfg.Home.Dir, p); ok {
+			return why
+		}
+	}
+	return ""
+}
+
+// trustTitle is a confirmation's title for a write to a trust file: it
+// says so first, in every dialog.
+func trustTitle(title, why string) string {
+	if why == "" {
+		return title
+	}
+	return title + " - a file that decides what runs: " + why
+}
+
+// becameTrust refuses a write whose file became a trust file after the
+// gate asked about it as an ordinary one (a bare repository made around
+// it meanwhile); asked is the Trust the confirmation carried.
+func (e *env) becameTrust(loc Loc, asked string) (tool.Result, bool) {
+	if asked != "" {
+		return tool.Result{}, false
+	}
+	if why := e.trust(loc); why != "" {
+		return tool.Fail(tool.ErrPolicy, "%s became a file that decides what runs (%s) after the call was allowed; nothing was written", e.rel(loc.Abs), why), true
+	}
+	return tool.Result{}, false
 }

@@ -45,9 +45,13 @@ func newEditFile(e *env) tool.Tool {
 				return nil, err
 			}
 			title := fmt.Sprintf("Edit %s (%d edits)", shown, len(p.Edits))
+			why := e.trust(loc)
 			return &tool.Call{Desc: title, Locs: []string{loc.Abs},
-				Confirm: &tool.Confirmation{Title: title, Diff: unifiedDiff(shown, t.Body, after)},
+				Confirm: &tool.Confirmation{Title: trustTitle(title, why), Diff: unifiedDiff(shown, t.Body, after), Trust: why},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
+					if res, changed := e.becameTrust(loc, why); changed {
+						return res, nil
+					}
 					return e.editFile(loc, p.Edits), nil
 				}}, nil
 		},

@@ -39,9 +39,13 @@ func newWriteFile(e *env) tool.Tool {
 			if exists {
 				title = "Overwrite " + shown
 			}
+			why := e.trust(loc)
 			return &tool.Call{Desc: title, Locs: []string{loc.Abs},
-				Confirm: &tool.Confirmation{Title: title, Diff: unifiedDiff(shown, old, p.Content)},
+				Confirm: &tool.Confirmation{Title: trustTitle(title, why), Diff: unifiedDiff(shown, old, p.Content), Trust: why},
 				Run: func(ctx context.Context, _ func(tool.Chunk)) (tool.Result, error) {
+					if res, changed := e.becameTrust(loc, why); changed {
+						return res, nil
+					}
 					return e.writeFile(loc, p), nil
 				}}, nil
 		},

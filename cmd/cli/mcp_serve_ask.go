@@ -217,6 +217,9 @@ func decision(content any) string {
 }
 
 func askedBy(d policy.Details) string {
+	if d.Trust != "" {
+		return "ollm's rule for files that decide what runs"
+	}
 	if d.Rule != nil {
 		return "rule " + d.Rule.Label()
 	}
@@ -245,6 +248,9 @@ func confirmMessage(d policy.Details) string {
 // cannotAsk is the refusal of a call the policy asks about when the
 // client cannot be asked.
 func cannotAsk(d policy.Details) string {
+	if d.Trust != "" {
+		return bus.TrustRefusal(d, "this MCP client cannot ask its user (it does not offer elicitation)")
+	}
 	return fmt.Sprintf("%s needs confirmation (%s asked: %s), but this MCP client cannot be asked (it does not offer elicitation); "+
 		"add an allow rule for it to the ollm profile, or start `ollm mcp serve --approval-mode auto_edit`", d.Tool, askedBy(d), d.Reason)
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 	"github.com/spf13/cobra"
 )
 
@@ -36,6 +38,9 @@ type PolicyCheckOptions struct {
 	Load func() (*schema.Resolved, error)
 	// Facts describes a tool by name (kind, MCP hints).
 	Facts func(r *schema.Resolved, name string) policy.Facts
+	// Trust says what a path (as a file tool's argument) decides when it
+	// is a trust file (store.TrustPath in the workspace).
+	Trust func(path string) (string, bool)
 	Tool  string
 	Args  string
 	Mode  string
@@ -44,7 +49,7 @@ type PolicyCheckOptions struct {
 }
 
 func newCmdPolicyCheck(f *Factory) *cobra.Command {
-	opts := &PolicyCheckOptions{IO: f.IO, Load: f.LoadProfile, Facts: f.toolFacts}
+	opts := &PolicyCheckOptions{IO: f.IO, Load: f.LoadProfile, Facts: f.toolFacts, Trust: f.trustPath}
 	cmd := &cobra.Command{
 		Use:   "check <tool> [json-args]",
 		Short: "Show what the policy decides for a tool call, and which rule decided",
@@ -104,6 +109,10 @@ func policyCheckRun(opts *PolicyCheckOptions) error {
 		}
 	}
 	d := pol.Decide(facts, args)
+	if why := opts.trust(args); why != "" && d.Action != policy.Deny {
+		d.Action, d.Rule = policy.Ask, nil
+		d.Reason = "it writes a file that decides what runs (" + why + "); only a person can allow that, one call at a time, in every mode; " + d.Reason
+	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -187,4 +196,32 @@ func (f *Factory) toolFacts(r *schema.Resolved, name string) policy.Facts {
 		}
 	}
 	return policy.Facts{Name: name, Kind: tool.KindOther}
+}
+
+// trust is what the file a write_file or edit_file call names decides,
+// when it is a trust file: the gate asks a person about it whatever the
+// policy says.
+func (o *PolicyCheckOptions) trust(args map[string]any) string {
+	if o.Trust == nil || (o.Tool != "write_file" && o.Tool != "edit_file") {
+		return ""
+	}
+	p, _ := args["path"].(string)
+	if p == "" {
+		return ""
+	}
+	why, _ := o.Trust(p)
+	return why
+}
+
+// trustPath is store.TrustPath for a path relative to the workspace root.
+func (f *Factory) trustPath(p string) (string, bool) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return "", false
+	}
+	home, _ := f.Home()
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ws.Root, p)
+	}
+	return store.TrustPath(ws, home.Dir, p)
 }

@@ -379,6 +379,9 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 				fmt.Fprintf(s.ErrOut, "  [s]ub-command only saves: %s\n", d.AlwaysNarrow)
 				prompt = "Run it? [y]es, [a]lways, [s]ub-command only, [N]o: "
 			}
+			if d.Trust != "" { // a file that decides what runs: this call only
+				prompt = "Write this file that decides what runs? [y]es, this once, [N]o: "
+			}
 			fmt.Fprint(s.ErrOut, prompt)
 			line, _ := in.ReadString('\n')
 			a := bus.Deny
@@ -386,7 +389,9 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 			case "y", "yes":
 				a = bus.AllowOnce
 			case "a", "always":
-				a = bus.AllowAlways
+				if d.Trust == "" {
+					a = bus.AllowAlways
+				}
 			case "s":
 				if d.AlwaysNarrow != "" {
 					a = bus.AllowAlwaysNarrow

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/policy"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
@@ -217,18 +218,26 @@ func decideCall(r *schema.Resolved, mode string, t tool.Tool, inv tool.Invocatio
 }
 
 // gate applies the decision: deny and unanswered asks are BlockedErrors.
+// A write to a file that decides what runs (tool.Confirmation.Trust) is
+// asked on the terminal in every mode, --yes and allow rules
+// notwithstanding, and refused without one.
 func gate(opts *ToolsCallOptions, t tool.Tool, inv tool.Invocation, d policy.Decision) error {
-	switch d.Action {
-	case policy.Allow:
-		return nil
-	case policy.Deny:
+	c := inv.Confirmation()
+	trust := c != nil && c.Trust != ""
+	switch {
+	case d.Action == policy.Deny:
 		return &BlockedError{Err: fmt.Errorf("policy denies %s: %s", t.Name(), d.Reason)}
-	}
-	if opts.Yes {
+	case trust:
+	case d.Action == policy.Allow:
+		return nil
+	case opts.Yes:
 		return nil
 	}
 	det := policy.Confirm(policy.FactsOf(t), inv, d)
 	if !opts.IO.CanPrompt() {
+		if trust {
+			return &BlockedError{Err: errors.New(bus.TrustRefusal(det, "--yes and allow rules do not count for such a file and there is no terminal to ask on"))}
+		}
 		return &BlockedError{Err: fmt.Errorf("policy asks before %s (%s): %s; pass --yes to approve, or add an allow rule", t.Name(), d.Reason, inv.Description())}
 	}
 	writeConfirmation(opts.IO.ErrOut, det)

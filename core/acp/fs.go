@@ -11,6 +11,7 @@ import (
 
 	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/tool"
+	"github.com/ollm/ollm/store"
 )
 
 // clientTools are the session's tools with read_file, write_file and
@@ -127,6 +128,13 @@ func (c clientInvocation) rel() string {
 func (c clientInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
 	s := c.t.s
 	sid := sdk.SessionId(s.id)
+	if c.t.op == opWrite {
+		// The editor writes by name: a directory on the way swapped for a
+		// link to .git since the gate asked makes it a trust file now.
+		if why, ok := store.TrustPath(s.rt.Workspace, s.rt.Home.Dir, c.path); ok && !asked(c.Invocation) {
+			return tool.Fail(tool.ErrPolicy, "%s now leads to a file that decides what runs (%s), which this call was not confirmed for; nothing was written", c.rel(), why), nil
+		}
+	}
 	switch {
 	case c.t.op == opRead:
 		var p struct {
@@ -257,23 +265,34 @@ func (t clientTool) bufferEdit(params json.RawMessage) (tool.Invocation, bool) {
 	}
 	c := clientInvocation{t: t, path: loc}
 	title := fmt.Sprintf("Edit %s (%d edits, in the editor's buffer)", c.rel(), len(p.Edits))
-	c.Invocation = bufferPlan{params: raw, title: title, path: loc}
+	why, _ := store.TrustPath(t.s.rt.Workspace, t.s.rt.Home.Dir, loc)
+	if why != "" {
+		title += " - a file that decides what runs: " + why
+	}
+	c.Invocation = bufferPlan{params: raw, title: title, path: loc, trust: why}
 	return c, true
 }
 
 // bufferPlan is an edit planned against the editor's buffer; its
 // clientInvocation executes it.
 type bufferPlan struct {
-	params      json.RawMessage
-	title, path string
+	params             json.RawMessage
+	title, path, trust string
 }
 
 func (b bufferPlan) Params() json.RawMessage { return b.params }
 func (b bufferPlan) Description() string     { return b.title }
 func (b bufferPlan) Locations() []string     { return []string{b.path} }
 func (b bufferPlan) Confirmation() *tool.Confirmation {
-	return &tool.Confirmation{Title: b.title, Kind: tool.KindEdit, Risk: tool.RiskFor(tool.KindEdit), Locations: b.Locations(), Params: b.params}
+	return &tool.Confirmation{Title: b.title, Kind: tool.KindEdit, Risk: tool.RiskFor(tool.KindEdit), Locations: b.Locations(), Params: b.params, Trust: b.trust}
 }
 func (b bufferPlan) Execute(context.Context, func(tool.Chunk)) (tool.Result, error) {
 	return tool.Result{}, fmt.Errorf("edit_file: a buffer plan runs through the editor")
+}
+
+// asked reports whether the gate asked a person about inv as a write to a
+// file that decides what runs.
+func asked(inv tool.Invocation) bool {
+	c := inv.Confirmation()
+	return c != nil && c.Trust != ""
 }

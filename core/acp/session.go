@@ -420,6 +420,9 @@ var permissionOptions = []sdk.PermissionOption{
 // of a shell call (its program and sub-command, not every use of the
 // program) as a second allow-always option, as the TUI offers it.
 func optionsFor(d policy.Details) []sdk.PermissionOption {
+	if d.Trust != "" { // a file that decides what runs: this call only
+		return []sdk.PermissionOption{permissionOptions[0], permissionOptions[2]}
+	}
 	if d.AlwaysNarrow == "" {
 		return permissionOptions
 	}
@@ -466,6 +469,9 @@ func (s *session) confirm(req bus.Request) {
 	kind := toolKind(d.Kind)
 	tc.Kind = &kind
 	why := "Asked by " + ruleName(d) + ": " + d.Reason
+	if d.Trust != "" {
+		why = "A file that decides what runs: " + d.Trust + ". Allow only this write.\n\n" + why
+	}
 	if d.Command != "" {
 		why = "```\n" + d.Command + "\n```\n" + why
 	}
@@ -488,8 +494,12 @@ func (s *session) confirm(req bus.Request) {
 		r.Feedback = "the prompt was cancelled"
 	case resp.Outcome.Selected != nil:
 		switch a := bus.Answer(resp.Outcome.Selected.OptionId); a {
-		case bus.AllowOnce, bus.AllowAlways:
+		case bus.AllowOnce:
 			r.Answer = a
+		case bus.AllowAlways:
+			if d.Trust == "" {
+				r.Answer = a
+			}
 		case bus.AllowAlwaysNarrow:
 			if d.AlwaysNarrow != "" {
 				r.Answer = a
@@ -500,6 +510,9 @@ func (s *session) confirm(req bus.Request) {
 }
 
 func ruleName(d policy.Details) string {
+	if d.Trust != "" {
+		return "ollm's rule for files that decide what runs"
+	}
 	if d.Rule != nil {
 		return "rule " + d.Rule.Label()
 	}

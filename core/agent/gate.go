@@ -155,6 +155,17 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 		return p.refuse(tool.ErrInvalidParams, "%v", err)
 	}
 	s.publish(Event{Type: EvToolDecision, Turn: n, Tool: &ToolEvent{ID: c.ID, Name: c.Name, Args: p.args, ReadOnly: p.readOnly, Decision: &d}})
+	if why := trustOf(p.inv); why != "" && d.Action != policy.Deny {
+		// A write to a file that decides what runs: a person confirms this
+		// very call, whatever the mode, the rules, an earlier "always"
+		// answer or a hook say (docs/security.md, "Trust files").
+		d.Action, d.Rule = policy.Ask, nil // no rule asks: ollm does, whatever the rules allow
+		d.Reason = joinNonEmpty("; ", "it writes a file that decides what runs; only a person can allow that, one call at a time, in every mode", d.Reason)
+		if r := s.confirm(ctx, n, p, facts, d); r != nil {
+			return r
+		}
+		return s.gitCommitHook(ctx, c, p)
+	}
 	switch d.Action {
 	case policy.Deny:
 		by := ""
@@ -184,6 +195,11 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 			}
 		}
 	}
+	return s.gitCommitHook(ctx, c, p)
+}
+
+// gitCommitHook runs on_git_commit before a shell call that commits.
+func (s *Session) gitCommitHook(ctx context.Context, c llm.ToolCall, p *pending) *pending {
 	if cmd, ok := gitCommit(c.Name, p.args); ok {
 		out, blocked := s.hook(ctx, hooks.OnGitCommit, func() map[string]any {
 			return map[string]any{"files": commitFiles(s.cfg.Cwd, cmd), "message": commitMessage(cmd), "branch": gitBranch(s.cfg.Cwd)}
@@ -196,11 +212,22 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 	return p
 }
 
+// trustOf is what the trust file inv writes decides, or "" when it
+// writes none (tool.Confirmation.Trust).
+func trustOf(inv tool.Invocation) string {
+	if c := inv.Confirmation(); c != nil {
+		return c.Trust
+	}
+	return ""
+}
+
 // confirm asks over the bus; it returns p refused, or nil when the call may
 // run.
 func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.Facts, d policy.Decision) *pending {
 	det := policy.Confirm(facts, p.inv, d)
-	s.alwaysText(&det, d)
+	if det.Trust == "" {
+		s.alwaysText(&det, d) // a trust file's dialog offers no "always"
+	}
 	out, blocked := s.hook(ctx, hooks.OnApprovalRequest, func() map[string]any {
 		return map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name,
 			"tool_name": p.call.Name, "args": argsValue(p.args)}
@@ -209,7 +236,7 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 	if blocked != nil {
 		return p.refuse(tool.ErrPolicy, "%s", blockedText(blocked.Block))
 	}
-	if out.Data["approved"] == true {
+	if out.Data["approved"] == true && det.Trust == "" {
 		return s.hookApproved(n, p, facts, out)
 	}
 	s.publish(Event{Type: EvToolConfirm, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Args: p.args, Confirm: &det, Decision: &d}})
@@ -234,7 +261,7 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 		}
 		return p.refuse(tool.ErrPolicy, "the user denied this call%s", prefixed(": ", r.Feedback))
 	}
-	if r.Answer == bus.AllowAlways || r.Answer == bus.AllowAlwaysNarrow {
+	if (r.Answer == bus.AllowAlways || r.Answer == bus.AllowAlwaysNarrow) && det.Trust == "" {
 		s.mu.Lock()
 		rules, _ := s.pol.AlwaysAllow(d)
 		if narrow, ok := s.pol.AlwaysAllowNarrow(d); ok && r.Answer == bus.AllowAlwaysNarrow {

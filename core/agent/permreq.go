@@ -27,6 +27,9 @@ func (s *Session) hookApproved(n int, p *pending, facts policy.Facts, out hooks.
 			return p
 		}
 		p.inv, p.args = inv, inv.Params()
+		if why := trustOf(inv); why != "" {
+			return p.refuse(tool.ErrPolicy, "an on_approval_request hook approved this call with other arguments that write a file that decides what runs (%s); only a person can allow that", why)
+		}
 	}
 	d, err := s.Policy().DecideJSON(facts, p.args)
 	if err != nil {

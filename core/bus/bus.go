@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -217,6 +218,9 @@ func (b *Bus) newID() string {
 
 // headless is the answer when nobody can be asked.
 func headless(id string, d policy.Details) Response {
+	if d.Trust != "" {
+		return Response{ID: id, Answer: Deny, Headless: true, Feedback: TrustRefusal(d, "no one can answer in this session")}
+	}
 	who := "the default action (ask)"
 	if d.Rule != nil {
 		who = "rule " + d.Rule.Label()
@@ -224,4 +228,21 @@ func headless(id string, d policy.Details) Response {
 	return Response{ID: id, Answer: Deny, Headless: true, Feedback: fmt.Sprintf(
 		"%s needs confirmation (%s asked: %s), but no one can answer in this session; "+
 			"run ollm interactively, or add an allow rule for it to the profile", d.Tool, who, d.Reason)}
+}
+
+// TrustRefusal is the refusal of a write to a file that decides what runs
+// (d.Trust) when no person can confirm it; why says who could not.
+func TrustRefusal(d policy.Details, why string) string {
+	what := strings.TrimSpace(d.Description)
+	if what == "" {
+		what = d.Tool + ": " + d.Trust
+	}
+	file := "the file"
+	if len(d.Locations) > 0 {
+		file = d.Locations[0]
+	}
+	return fmt.Sprintf("refused: %s. ollm writes a file that decides what runs only when a person confirms that exact call "+
+		"in a dialog, in every mode and under every allow rule; %s, so nothing was written. "+
+		"If the change is wanted, the user makes it by hand (edit %s), or runs ollm in a terminal and answers its question",
+		what, why, file)
 }

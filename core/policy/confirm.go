@@ -30,6 +30,10 @@ type Details struct {
 	// none). The agent fills both.
 	Always       string `json:"always,omitempty"`
 	AlwaysNarrow string `json:"alwaysNarrow,omitempty"`
+	// Trust says what the file the call writes decides (a trust file,
+	// tool.Confirmation.Trust); every dialog shows it, none offers
+	// "always".
+	Trust string `json:"trust,omitempty"`
 }
 
 // Confirm builds the details of an ask from the invocation (its own
@@ -58,7 +62,7 @@ func Confirm(f Facts, inv tool.Invocation, d Decision) Details {
 	if len(c.Params) > 0 {
 		out.Params = c.Params
 	}
-	out.Diff, out.Command = c.Diff, c.Command
+	out.Diff, out.Command, out.Trust = c.Diff, c.Command, c.Trust
 	return out
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ollm/ollm/schema"
+	"github.com/ollm/ollm/store"
 )
 
 // Policy is a resolved sandbox: concrete paths, no defaults left.
@@ -145,13 +146,14 @@ var homeReadable = []struct{ path, why string }{
 }
 
 // protectedNames are the files in the workspace that decide what ollm
-// or git trusts and runs: never writable from inside. All of .ollm/ is
+// or git trusts and runs: never writable from inside. They come from the
+// one list the file tools use too (store.TrustFiles). All of .ollm/ is
 // protected (extensions, skills, hook scripts, memory); an extension
 // keeps its data in its own .ollm/data/<name> (ExtensionData). A path
 // that does not exist when the process starts cannot be mounted over; a
 // trust file created there changes the workspace digest, so ollm holds it
 // back until the workspace is approved again (docs/security.md).
-var protectedNames = []string{"ollm.cue", "ollm.lock", ".ollm", ".mcp.json", ".claude", ".git/hooks", ".git/config"}
+var protectedNames = store.SandboxTrustNames()
 
 // gitTrust are the paths of a git directory that decide what git runs:
 // hooks, config (core.fsmonitor, core.hooksPath, filters), info

@@ -113,6 +113,12 @@ type Confirmation struct {
 	Params    json.RawMessage `json:"params"`
 	Diff      string          `json:"diff,omitempty"` // unified diff for edits
 	Command   string          `json:"command,omitempty"`
+	// Trust is set when the call writes a file that decides what runs
+	// (store.TrustPath): what the file decides, e.g. ".git/config belongs
+	// to git: git runs ...". The gate then asks a person about this exact
+	// call in every mode and under every allow rule, offers no "always",
+	// and refuses it when no one can answer.
+	Trust string `json:"trust,omitempty"`
 }
 
 // Result is the outcome of a call.

@@ -465,8 +465,8 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		}
 	case k.String() == "y" || k.String() == "1" || k.Type == tea.KeyEnter:
 		a = bus.AllowOnce
-	case k.String() == "a" || k.String() == "2":
-		a = bus.AllowAlways
+	case (k.String() == "a" || k.String() == "2") && c.Details.Trust == "":
+		a = bus.AllowAlways // a trust file's dialog has no "always"
 	case (k.String() == "s" || k.String() == "4") && c.Details.AlwaysNarrow != "":
 		a = bus.AllowAlwaysNarrow
 	case k.String() == "n" || k.String() == "3" || k.Type == tea.KeyEsc:

@@ -325,6 +325,9 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 		b.WriteString(stDim.Render(wordwrap.String("[s] saves only: "+d.AlwaysNarrow, w-2)) + "\n")
 		keys = "[y] allow once   [a] allow always   [s] always, this sub-command only   [n] deny"
 	}
+	if d.Trust != "" {
+		keys = "[y] allow this one write   [n] deny   (no \"always\" for a file that decides what runs)"
+	}
 	b.WriteString(lipgloss.NewStyle().Bold(true).Render(keys))
 	return stDialog.Width(w).Render(b.String())
 }
