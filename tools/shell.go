@@ -106,6 +106,7 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	}
 	cmd.Stdout, cmd.Stderr = streamWriter{o: o}, streamWriter{o: o, isErr: true}
 	missing := e.missingTrustFiles()
+	gitBefore, scanGit := e.gitDirs()
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
@@ -118,6 +119,12 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	if w := createdTrustFiles(missing, e.cfg.Root); w != "" {
 		r.ForModel += "\n" + w
 		r.Display += "\n" + w
+	}
+	if scanGit {
+		for _, w := range e.holdNewGitDirs(gitBefore) {
+			r.ForModel += "\n" + w
+			r.Display += "\n" + w
+		}
 	}
 	return e.withSandbox(r)
 }

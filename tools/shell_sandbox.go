@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ollm/ollm/core/sandbox"
@@ -113,6 +114,34 @@ func whyDenied(path string, p *sandbox.Policy) string {
 
 func under(p, base string) bool {
 	return p == base || strings.HasPrefix(p, strings.TrimSuffix(base, "/")+"/")
+}
+
+// gitScanLimit bounds the directories looked at for a new .git.
+const gitScanLimit = 20000
+
+// gitDirs lists the workspace's .git entries before a command that may
+// write it, and whether to look again after it: the sandbox cannot stop
+// a command from creating a repository where there was none (the kernel
+// has no rule per name), so one it created is moved aside afterwards
+// (sandbox.HoldNewGitDirs).
+func (e *env) gitDirs() ([]string, bool) {
+	p := e.cfg.Sandbox
+	if p == nil || p.Off() || e.cfg.Root == "" || !slices.ContainsFunc(p.Write, func(w string) bool { return under(e.cfg.Root, w) }) {
+		return nil, false
+	}
+	found, _ := sandbox.GitDirsUnder(e.cfg.Root, gitScanLimit)
+	return found, true
+}
+
+// holdNewGitDirs moves aside each .git the command created since before
+// and says so, one warning line each.
+func (e *env) holdNewGitDirs(before []string) []string {
+	after, _ := sandbox.GitDirsUnder(e.cfg.Root, gitScanLimit)
+	var out []string
+	for _, h := range sandbox.HoldNewGitDirs(e.cfg.Root, before, after) {
+		out = append(out, "warning: "+h.String())
+	}
+	return out
 }
 
 // missingTrustFiles are the trust files the sandbox could not make

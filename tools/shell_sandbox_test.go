@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,12 +97,47 @@ func between(s, prefix string) string {
 // works, and the result says so.
 func TestShellSandboxCreatedTrustFileIsReported(t *testing.T) {
 	f, _, _ := sandboxFixture(t)
-	out := f.ok("shell", `{"command":"git init -q && echo created"}`)
-	if !strings.Contains(out, "warning: the command created .git/hooks, .git/config") {
+	f.write(map[string]string{"ollm.cue": "version: 1\n"})
+	out := f.ok("shell", `{"command":"mkdir .claude && echo '{}' > .claude/settings.json && echo created"}`)
+	if !strings.Contains(out, "warning: the command created .claude") {
 		t.Errorf("no warning: %s", out)
 	}
 	if out := f.ok("shell", `{"command":"echo again"}`); strings.Contains(out, "warning: the command created") {
 		t.Errorf("warned again: %s", out)
+	}
+}
+
+// A repository the command created where there was none (the kernel has
+// no rule per name to stop it) is moved aside when the command ends: the
+// user's git, run there afterwards outside any sandbox, does not run the
+// fsmonitor command the model planted. Checked by a marker file.
+func TestShellSandboxNewGitDirIsHeld(t *testing.T) {
+	f, outside, _ := sandboxFixture(t)
+	marker := filepath.Join(outside, "PWNED")
+	plant := "mkdir -p vendor/x && git -C vendor/x init -q && git -C vendor/x config core.fsmonitor 'touch " + marker + "' && echo planted"
+	out := f.ok("shell", `{"command":"`+plant+`"}`)
+	if !strings.Contains(out, "planted") || !strings.Contains(out, "vendor/x/.git: a new git repository the command created, moved aside to .git"+sandbox.HeldSuffix) {
+		t.Fatalf("the result does not say the repository was moved aside: %s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(f.root, "vendor", "x", ".git")); !os.IsNotExist(err) {
+		t.Fatalf("vendor/x/.git is still there: %v", err)
+	}
+	// The user runs git there, unsandboxed, as they would after ollm.
+	git := exec.Command("git", "status")
+	git.Dir = filepath.Join(f.root, "vendor", "x")
+	git.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+f.root)
+	_, _ = git.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the user's git ran the command the sandboxed shell planted")
+	}
+	// Its content is kept beside it, for the user to look at.
+	if _, err := os.Stat(filepath.Join(f.root, "vendor", "x", ".git"+sandbox.HeldSuffix, "config")); err != nil {
+		t.Errorf("the held repository: %v", err)
+	}
+	// A repository that was there before the command is left alone.
+	out = f.ok("shell", `{"command":"git -C vendor/x status >/dev/null 2>&1; echo ok"}`)
+	if strings.Contains(out, "moved aside") {
+		t.Errorf("held again: %s", out)
 	}
 }
 

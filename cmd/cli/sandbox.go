@@ -6,7 +6,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -194,10 +193,8 @@ func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error 
 	err := c.Run()
 	if root != "" {
 		after, _ := sandbox.GitDirsUnder(root, gitScanLimit)
-		for _, g := range after {
-			if !slices.Contains(before, g) {
-				fmt.Fprintf(o.IO.ErrOut, "warning: the command created the git repository %s: git runs its hooks and config (core.fsmonitor, core.hooksPath) outside any sandbox; check them before you run git there (git -C %s config --list --local)\n", g, filepath.Dir(g))
-			}
+		for _, h := range sandbox.HoldNewGitDirs(root, before, after) {
+			fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", h)
 		}
 	}
 	var ee *exec.ExitError
