@@ -46,11 +46,15 @@ func toolsFor(f *Factory, r *schema.Resolved) ([]tool.Tool, store.Workspace, err
 	if err != nil {
 		return nil, store.Workspace{}, err
 	}
+	policy, err := shellPolicy(f, r, home)
+	if err != nil {
+		return nil, store.Workspace{}, err
+	}
 	cfg := tools.Config{
 		Root: ws.Root, ExtraDirs: r.Profile.Tools.ExtraDirs, Tools: r.Profile.Tools,
 		Home: home, Workspace: ws, HTTP: &http.Client{Timeout: 60 * time.Second},
 		Environ: f.Environ, Getenv: f.Getenv,
-		Sandbox: shellPolicy(f, r, home), SandboxRequired: r.Profile.Sandbox.Required,
+		Sandbox: policy, SandboxRequired: r.Profile.Sandbox.Required,
 	}
 	return tools.Builtin(cfg), ws, nil
 }

@@ -71,6 +71,9 @@ func trustRun(opts *TrustOptions) error {
 	if err != nil {
 		return err
 	}
+	if s.none != nil {
+		return s.none // the home directory: no workspace to approve
+	}
 	t := s.r.Trust
 	if t.Digest == "" {
 		fmt.Fprintf(opts.IO.Out, "the workspace %s brings no profile, lock, .mcp.json, Claude settings or extensions: nothing to approve\n", s.ws.Root)
