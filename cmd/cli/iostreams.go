@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -23,6 +24,24 @@ type IOStreams struct {
 // stdout are terminals and CI is not set.
 func (s *IOStreams) CanPrompt() bool {
 	return s.StdinTTY && s.StdoutTTY && os.Getenv("CI") == ""
+}
+
+// DropTypeAhead discards input that reached the terminal before the
+// question just printed, so that keys typed ahead, or pushed into the
+// terminal by a program, cannot answer it: call it after printing the
+// question and before reading the answer. buffered are readers over In
+// whose unread bytes go too. Without a terminal on stdin (a pipe, a file,
+// a test) nothing is dropped: a script's answers are meant.
+func (s *IOStreams) DropTypeAhead(buffered ...*bufio.Reader) {
+	if !s.StdinTTY {
+		return
+	}
+	if f, ok := s.In.(interface{ Fd() uintptr }); ok {
+		_ = flushInput(int(f.Fd()))
+	}
+	for _, b := range buffered {
+		_, _ = b.Discard(b.Buffered())
+	}
 }
 
 // SystemIO returns the process's streams.

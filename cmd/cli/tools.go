@@ -293,6 +293,7 @@ func riskLabel(r tool.Risk) string {
 
 func promptYesNo(io *IOStreams, q string) (bool, error) {
 	fmt.Fprintf(io.ErrOut, "%s [y/N] ", q)
+	io.DropTypeAhead()
 	line, err := bufio.NewReader(io.In).ReadString('\n')
 	if err != nil && line == "" {
 		return false, ErrCancelled

@@ -106,6 +106,7 @@ func confirmTrust(opts *TrustOptions) error {
 		return &SecurityError{Err: fmt.Errorf("not approved: no terminal to ask; review the list above and run `ollm trust --yes`")}
 	}
 	fmt.Fprint(opts.IO.Out, "Approve this workspace? [y/N] ")
+	opts.IO.DropTypeAhead()
 	line, err := bufio.NewReader(opts.IO.In).ReadString('\n')
 	if err != nil && err != io.EOF {
 		return err
