@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"os"
 
@@ -41,6 +42,34 @@ func (s *IOStreams) DropTypeAhead(buffered ...*bufio.Reader) {
 	}
 	for _, b := range buffered {
 		_, _ = b.Discard(b.Buffered())
+	}
+}
+
+// ReadAnswer reads one line from in, or returns ErrCancelled when ctx ends
+// first (Ctrl-C: the signal context of root.go), so a question waiting at
+// the terminal does not hold the interrupt back. EOF with nothing read is
+// io.EOF.
+func (s *IOStreams) ReadAnswer(ctx context.Context, in *bufio.Reader) (string, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	type read struct {
+		line string
+		err  error
+	}
+	ch := make(chan read, 1)
+	go func() { // left blocked on a terminal read when ctx ends; the process is exiting
+		line, err := in.ReadString('\n')
+		ch <- read{line, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err == io.EOF && r.line != "" {
+			r.err = nil
+		}
+		return r.line, r.err
+	case <-ctx.Done():
+		return "", ErrCancelled
 	}
 }
 

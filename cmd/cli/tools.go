@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,7 +145,7 @@ func newCmdToolsCall(f *Factory) *cobra.Command {
 		ts, _, err := toolsFor(f, r)
 		return ts, err
 	}}
-	opts.Prompt = func(q string) (bool, error) { return promptYesNo(f.IO, q) }
+	opts.Prompt = func(q string) (bool, error) { return promptYesNo(f.Context, f.IO, q) }
 	cmd := &cobra.Command{
 		Use:   "call <tool> <json-args>",
 		Short: "Call a built-in tool through validation and the policy gate",
@@ -291,11 +292,11 @@ func riskLabel(r tool.Risk) string {
 	return "risk " + string(r)
 }
 
-func promptYesNo(io *IOStreams, q string) (bool, error) {
+func promptYesNo(ctx context.Context, io *IOStreams, q string) (bool, error) {
 	fmt.Fprintf(io.ErrOut, "%s [y/N] ", q)
 	io.DropTypeAhead()
-	line, err := bufio.NewReader(io.In).ReadString('\n')
-	if err != nil && line == "" {
+	line, err := io.ReadAnswer(ctx, bufio.NewReader(io.In))
+	if err != nil {
 		return false, ErrCancelled
 	}
 	a := strings.ToLower(strings.TrimSpace(line))

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -20,16 +21,17 @@ import (
 
 // TrustOptions are the options of `ollm trust`.
 type TrustOptions struct {
-	IO     *IOStreams
-	Load   func() (*hookSet, error)
-	Now    func() time.Time
-	By     string
-	Revoke bool
-	Yes    bool
+	IO      *IOStreams
+	Context context.Context // ends on Ctrl-C: the question stops waiting
+	Load    func() (*hookSet, error)
+	Now     func() time.Time
+	By      string
+	Revoke  bool
+	Yes     bool
 }
 
 func newCmdTrust(f *Factory) *cobra.Command {
-	opts := &TrustOptions{IO: f.IO, Load: func() (*hookSet, error) { return loadHooks(f) }, Now: f.Now}
+	opts := &TrustOptions{IO: f.IO, Context: f.Context, Load: func() (*hookSet, error) { return loadHooks(f) }, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Review and approve what this workspace's profile runs",
@@ -107,7 +109,7 @@ func confirmTrust(opts *TrustOptions) error {
 	}
 	fmt.Fprint(opts.IO.Out, "Approve this workspace? [y/N] ")
 	opts.IO.DropTypeAhead()
-	line, err := bufio.NewReader(opts.IO.In).ReadString('\n')
+	line, err := opts.IO.ReadAnswer(opts.Context, bufio.NewReader(opts.IO.In))
 	if err != nil && err != io.EOF {
 		return err
 	}
