@@ -87,8 +87,10 @@ func (f *Factory) WorkspaceOrNone() (ws store.Workspace, none *store.NotWorkspac
 
 // userHome is the user's home directory: $HOME, else the system's idea.
 func (f *Factory) userHome() string {
-	if h := f.Getenv("HOME"); h != "" {
-		return h
+	if f.Getenv != nil {
+		if h := f.Getenv("HOME"); h != "" {
+			return h
+		}
 	}
 	h, _ := os.UserHomeDir()
 	return h
