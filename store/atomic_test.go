@@ -3,11 +3,13 @@ package store
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -116,18 +118,76 @@ func TestReadJSONErrors(t *testing.T) {
 	}
 }
 
+// A developer's home: ~/.ollm (the default OLLM_HOME), ~/ollm.cue, a
+// dotfiles repository at ~/.git, and projects below it.
 func TestFindWorkspace(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, ProfileFileName), []byte("version: 1\n"), 0o644)
-	deep := filepath.Join(root, "a", "b")
-	os.MkdirAll(deep, 0o755)
-	ws, found := FindWorkspace(deep)
-	if !found || ws.Root != root {
-		t.Errorf("FindWorkspace = %v %v, want %s", ws, found, root)
+	tmp := t.TempDir()
+	home := filepath.Join(tmp, "home", "you")
+	h := Home{Dir: filepath.Join(home, ".ollm")}
+	mk := func(rel ...string) string {
+		p := filepath.Join(append([]string{tmp}, rel...)...)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
-	other := t.TempDir()
-	ws, found = FindWorkspace(other)
-	if found || ws.Root != other {
-		t.Errorf("no profile: FindWorkspace = %v %v", ws, found)
+	put := func(p string) {
+		if err := os.WriteFile(p, []byte("version: 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("home", "you", ".ollm", "extensions", "x")
+	mk("home", "you", ".git")
+	put(filepath.Join(home, ProfileFileName))
+	put(filepath.Join(h.Dir, "extensions", "x", ProfileFileName))
+	plain := mk("home", "you", "src", "plain", "sub")
+	mk("home", "you", "src", "plain", ".ollm") // left by a session: marks nothing
+	repo := mk("home", "you", "src", "group", "repo")
+	mk("home", "you", "src", "group", "repo", ".git")
+	deep := mk("home", "you", "src", "group", "repo", "a", "b")
+	group := filepath.Join(home, "src", "group")
+	put(filepath.Join(group, ProfileFileName)) // above the repository: not its workspace
+	notGit := mk("home", "you", "src", "group", "notes")
+	mono := mk("home", "you", "src", "group", "repo", "svc")
+	put(filepath.Join(mono, ProfileFileName))
+	wt := mk("home", "you", "src", "wt", "pkg")
+	put(filepath.Join(tmp, "home", "you", "src", "wt", ".git")) // a worktree's .git file
+	outside := mk("srv", "proj", "sub")
+	put(filepath.Join(tmp, "srv", "proj", ProfileFileName))
+	if err := os.Symlink(home, filepath.Join(tmp, "home-link")); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name, dir, root string
+		found           Found
+		not             string // a *NotWorkspaceError naming this
+	}{
+		{name: "no ollm.cue, no git: the directory itself", dir: plain, root: plain, found: FoundDir},
+		{name: ".ollm/ alone marks nothing", dir: filepath.Dir(plain), root: filepath.Dir(plain), found: FoundDir},
+		{name: "inside a repository: its top", dir: deep, root: repo, found: FoundGit},
+		{name: "no git: the nearest ollm.cue below the home", dir: notGit, root: group, found: FoundProfile},
+		{name: "the repository's top itself", dir: repo, root: repo, found: FoundGit},
+		{name: "ollm.cue inside the repository", dir: filepath.Join(mono), root: mono, found: FoundProfile},
+		{name: "a worktree's .git file", dir: wt, root: filepath.Dir(wt), found: FoundGit},
+		{name: "outside the home: nearest ollm.cue", dir: outside, root: filepath.Dir(outside), found: FoundProfile},
+		{name: "the home directory", dir: home, not: "your home directory"},
+		{name: "the home directory through a link", dir: filepath.Join(tmp, "home-link"), not: "your home directory"},
+		{name: "OLLM_HOME", dir: h.Dir, not: "inside OLLM_HOME"},
+		{name: "inside OLLM_HOME, even with ollm.cue", dir: filepath.Join(h.Dir, "extensions", "x"), not: "inside OLLM_HOME"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws, err := FindWorkspace(tc.dir, home, h)
+			if tc.not != "" {
+				var ne *NotWorkspaceError
+				if !errors.As(err, &ne) || !strings.Contains(err.Error(), tc.not) || !strings.Contains(err.Error(), "-C DIR") {
+					t.Fatalf("FindWorkspace(%s) = %+v, %v; want a NotWorkspaceError naming %q", tc.dir, ws, err, tc.not)
+				}
+				return
+			}
+			if err != nil || ws.Root != tc.root || ws.Found != tc.found {
+				t.Fatalf("FindWorkspace(%s) = %+v, %v; want %s by %s", tc.dir, ws, err, tc.root, tc.found)
+			}
+		})
 	}
 }

@@ -81,8 +81,12 @@ func (h Home) WorkspaceLock(root string) string {
 	return h.path("locks", hex.EncodeToString(sum[:8])+"-"+filepath.Base(root))
 }
 
-// Workspace is the layout of a project directory.
-type Workspace struct{ Root string }
+// Workspace is the layout of a project directory. Found says how
+// FindWorkspace chose Root (empty when a caller built it).
+type Workspace struct {
+	Root  string
+	Found Found
+}
 
 // ProfileFileName is the workspace profile's name.
 const ProfileFileName = "ollm.cue"
@@ -119,23 +123,101 @@ func (w Workspace) Memory() string { return filepath.Join(w.Root, ".ollm", "memo
 // Todos is the per-workspace todo list.
 func (w Workspace) Todos() string { return filepath.Join(w.Root, ".ollm", "todos.json") }
 
-// FindWorkspace walks up from dir to the nearest directory holding ollm.cue
-// or .ollm/. With neither, dir itself is the workspace.
-func FindWorkspace(dir string) (Workspace, bool) {
+// Found says how FindWorkspace chose the workspace.
+type Found string
+
+const (
+	FoundProfile Found = "ollm.cue"          // the nearest directory holding ollm.cue
+	FoundGit     Found = "git root"          // the repository's top (.git directory or file)
+	FoundDir     Found = "current directory" // neither: the directory itself
+)
+
+// NotWorkspaceError says that a directory cannot be a workspace: it is the
+// user's home directory or inside OLLM_HOME. A workspace is what the shell
+// may write and what relative paths resolve against; the home directory
+// holds ~/.bashrc and every credential, OLLM_HOME the approvals.
+type NotWorkspaceError struct {
+	Dir  string
+	What string // "your home directory" or "inside OLLM_HOME (...)"
+}
+
+func (e *NotWorkspaceError) Error() string {
+	return fmt.Sprintf("%s is %s, which is never a workspace (the model's shell could write all of it); "+
+		"start ollm in a project directory (one below your home, a git repository or a directory with ollm.cue), or pass -C DIR", e.Dir, e.What)
+}
+
+// FindWorkspace finds the workspace of dir: walking up from dir, the
+// nearest directory holding ollm.cue, up to the repository's top (the
+// nearest directory with a .git directory or file); else that repository's
+// top; else dir itself. The user's home directory (userHome) and OLLM_HOME
+// are never a workspace: dir being the first, or the second or inside it,
+// is a *NotWorkspaceError, and the walk stops below the home directory, so
+// neither ~/ollm.cue nor ~/.ollm/ makes it the workspace of the projects
+// under it. .ollm/ alone marks nothing: ollm creates it (memory, todos)
+// wherever it ran.
+func FindWorkspace(dir, userHome string, h Home) (Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Workspace{Root: dir}, false
+		return Workspace{}, fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	for d := abs; ; {
-		if fileExists(filepath.Join(d, ProfileFileName)) || dirExists(filepath.Join(d, ".ollm")) {
-			return Workspace{Root: d}, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return Workspace{Root: abs}, false
-		}
-		d = parent
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Workspace{}, fmt.Errorf("workspace: %w", err)
 	}
+	if !fi.IsDir() {
+		return Workspace{}, fmt.Errorf("workspace %s: not a directory", abs)
+	}
+	homeFI, ollmFI := statDir(userHome), statDir(h.Dir)
+	for d := abs; ; d = filepath.Dir(d) {
+		if sameDir(d, ollmFI) {
+			return Workspace{}, &NotWorkspaceError{Dir: abs, What: "inside " + HomeEnv + " (" + h.Dir + ")"}
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if sameDir(abs, homeFI) {
+		return Workspace{}, &NotWorkspaceError{Dir: abs, What: "your home directory"}
+	}
+	for d := abs; !sameDir(d, homeFI); d = filepath.Dir(d) {
+		if fileExists(filepath.Join(d, ProfileFileName)) {
+			return Workspace{Root: d, Found: FoundProfile}, nil
+		}
+		if exists(filepath.Join(d, ".git")) {
+			return Workspace{Root: d, Found: FoundGit}, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return Workspace{Root: abs, Found: FoundDir}, nil
+}
+
+// statDir stats a directory; "" or a missing one is nil and matches nothing.
+func statDir(d string) os.FileInfo {
+	if d == "" {
+		return nil
+	}
+	fi, err := os.Stat(d)
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// sameDir reports whether d is the directory of fi (after symbolic links,
+// by device and inode).
+func sameDir(d string, fi os.FileInfo) bool {
+	if fi == nil {
+		return false
+	}
+	di, err := os.Stat(d)
+	return err == nil && os.SameFile(di, fi)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func fileExists(p string) bool {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ollm/ollm/internal/secrets"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -20,6 +20,7 @@ import (
 	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/skills"
+	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -49,9 +50,12 @@ type DoctorOptions struct {
 	Context context.Context
 	Load    func() (*schema.Resolved, error)
 	Home    func() (store.Home, error)
-	Deps    ResolveDeps
-	Getenv  func(string) string
-	Now     func() time.Time
+	// Workspace finds the workspace (Factory.Workspace); UserHome is $HOME.
+	Workspace func() (store.Workspace, error)
+	UserHome  string
+	Deps      ResolveDeps
+	Getenv    func(string) string
+	Now       func() time.Time
 	// LookPath finds a program on PATH (exec.LookPath).
 	LookPath func(string) (string, error)
 	// Provider builds the model client for the profile's model section.
@@ -63,6 +67,7 @@ type DoctorOptions struct {
 
 func newCmdDoctor(f *Factory) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Context: f.Context, Load: f.LoadFiles, Home: f.Home, Deps: newResolveDeps(f),
+		Workspace: f.Workspace, UserHome: f.userHome(),
 		Getenv: f.Getenv, Now: f.Now, LookPath: exec.LookPath, Timeout: 5 * time.Second,
 		Provider: func(m schema.Model) (llm.Provider, error) { return llm.New(m, llm.Config{Getenv: f.Getenv}) }}
 	cmd := &cobra.Command{
@@ -71,6 +76,8 @@ func newCmdDoctor(f *Factory) *cobra.Command {
 		Long: `Doctor checks what a session needs and prints, for each check, ok, warn or
 fail and the command that fixes a problem:
 
+  project     the workspace: ollm.cue's directory, else the git root, else
+              this directory; never the home directory or OLLM_HOME
   profile     the profile loads; its problems (broken manifests, bad settings)
   ollama      the model server answers at model.endpoint (or $OLLAMA_HOST)
   model       the configured model is installed there
@@ -163,14 +170,49 @@ func runChecks(opts *DoctorOptions) []Check {
 // checksOf runs the checks of a profile that loaded.
 func checksOf(opts *DoctorOptions, r *schema.Resolved, home store.Home, ws store.Workspace) []Check {
 	var out []Check
+	out = append(out, projectCheck(opts))
 	out = append(out, profileChecks(r)...)
 	out = append(out, modelChecks(opts, r)...)
 	out = append(out, sandboxCheck(r))
 	out = append(out, nodeCheck(opts, r), serverCommandCheck(opts, r))
-	out = append(out, lockChecks(opts, r)...)
+	if r.Workspace != "" { // no workspace, no lock
+		out = append(out, lockChecks(opts, r)...)
+	}
 	out = append(out, trustChecks(r, home, ws)...)
 	out = append(out, extensionCheck(opts, r, home))
 	return out
+}
+
+// projectCheck names the workspace and how it was found; in the home
+// directory or OLLM_HOME there is none, and a ~/ollm.cue is never read.
+func projectCheck(opts *DoctorOptions) Check {
+	if opts.Workspace == nil {
+		return Check{Name: "project", Status: CheckOK, Message: "not checked"}
+	}
+	var stray string
+	if opts.UserHome != "" {
+		if p := filepath.Join(opts.UserHome, store.ProfileFileName); isFile(p) {
+			stray = fmt.Sprintf("; %s is never read (the home directory is never a workspace)", p)
+		}
+	}
+	ws, err := opts.Workspace()
+	var none *store.NotWorkspaceError
+	switch {
+	case errors.As(err, &none):
+		return Check{Name: "project", Status: CheckWarn, Message: "no workspace: " + err.Error() + stray,
+			Fix: "cd into a project, or: ollm -C DIR doctor"}
+	case err != nil:
+		return Check{Name: "project", Status: CheckFail, Message: err.Error(), Fix: "ollm -C DIR doctor"}
+	case stray != "":
+		return Check{Name: "project", Status: CheckWarn, Message: fmt.Sprintf("workspace %s (%s)%s", ws.Root, ws.Found, stray),
+			Fix: "move its settings into " + store.HomeEnv + "/profile.cue (the user profile) or a project's ollm.cue"}
+	}
+	return Check{Name: "project", Status: CheckOK, Message: fmt.Sprintf("workspace %s (%s)", ws.Root, ws.Found)}
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func printChecks(io *IOStreams, rep doctorReport) {

@@ -53,7 +53,10 @@ func NewFactory(ctx context.Context) *Factory {
 // Home resolves OLLM_HOME.
 func (f *Factory) Home() (store.Home, error) { return store.DefaultHome(f.Getenv) }
 
-// Workspace finds the workspace from --workspace or the working directory.
+// Workspace finds the workspace from --workspace or the working directory
+// (store.FindWorkspace: ollm.cue, else the git root, else the directory).
+// The home directory and OLLM_HOME are a *store.NotWorkspaceError: what
+// runs the model (sessions, tools, the sandbox) refuses to start there.
 func (f *Factory) Workspace() (store.Workspace, error) {
 	dir := f.Global.Workspace
 	if dir == "" {
@@ -63,8 +66,34 @@ func (f *Factory) Workspace() (store.Workspace, error) {
 		}
 		dir = wd
 	}
-	ws, _ := store.FindWorkspace(dir)
-	return ws, nil
+	home, err := f.Home()
+	if err != nil {
+		return store.Workspace{}, err
+	}
+	return store.FindWorkspace(dir, f.userHome(), home)
+}
+
+// WorkspaceOrNone is Workspace for the commands that read or edit the
+// user's own layer too (profile show, doctor, hooks, skills, mcp add
+// --user): in the home directory or OLLM_HOME there is no workspace
+// (Root ""), and why is returned beside it.
+func (f *Factory) WorkspaceOrNone() (ws store.Workspace, none *store.NotWorkspaceError, err error) {
+	ws, err = f.Workspace()
+	if errors.As(err, &none) {
+		return store.Workspace{}, none, nil
+	}
+	return ws, nil, err
+}
+
+// userHome is the user's home directory: $HOME, else the system's idea.
+func (f *Factory) userHome() string {
+	if f.Getenv != nil {
+		if h := f.Getenv("HOME"); h != "" {
+			return h
+		}
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // LoadProfile is what runs in this workspace: its current generation
@@ -84,9 +113,12 @@ func (f *Factory) LoadUngated() (*schema.Resolved, error) { return f.loadProfile
 // generation runs: `profile show --source`, validation after an edit.
 func (f *Factory) LoadFiles() (*schema.Resolved, error) { return f.loadProfile(false, false) }
 
+// In the home directory or OLLM_HOME the three load the user's layers
+// alone (no workspace): profile show and doctor work there; what would
+// run the model refuses in Workspace.
 func (f *Factory) loadProfile(ungated, generation bool) (*schema.Resolved, error) {
 	if generation {
-		base, err := f.BaseOptions()
+		base, err := f.baseOptions(true)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +127,7 @@ func (f *Factory) loadProfile(ungated, generation bool) (*schema.Resolved, error
 			return r, err
 		}
 	}
-	opts, err := f.ProfileOptions()
+	opts, err := f.ProfileOptionsOrUser()
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +139,9 @@ func (f *Factory) loadProfile(ungated, generation bool) (*schema.Resolved, error
 			return nil, &ConfigError{Err: err}
 		}
 		return nil, err
+	}
+	if opts.Workspace.Root == "" {
+		return r, nil
 	}
 	// npx/pnpm dlx/uvx servers start the package version ollm.lock pins.
 	lock, err := resolver.ReadLock(opts.Workspace.Lock())
@@ -129,16 +164,35 @@ func (f *Factory) ProfileOptions() (profiles.Options, error) {
 	return resolver.StoreOptions(opts)
 }
 
+// ProfileOptionsOrUser is ProfileOptions, or in the home directory or
+// OLLM_HOME the user's layers alone (Workspace.Root ""): for the commands
+// that only read the profile (show, validate, doctor).
+func (f *Factory) ProfileOptionsOrUser() (profiles.Options, error) {
+	opts, err := f.baseOptions(true)
+	if err != nil {
+		return profiles.Options{}, err
+	}
+	return resolver.StoreOptions(opts)
+}
+
 // BaseOptions are ProfileOptions without the store entries, for the
 // commands that fill, repair or inspect the store themselves (profile
 // apply, lock, diff, generations; ext add, update, verify): a tampered
 // entry must not stop its own repair.
-func (f *Factory) BaseOptions() (profiles.Options, error) {
+// Outside a workspace (the home directory, OLLM_HOME) it is the
+// *store.NotWorkspaceError: these commands write the workspace's lock.
+func (f *Factory) BaseOptions() (profiles.Options, error) { return f.baseOptions(false) }
+
+func (f *Factory) baseOptions(orUser bool) (profiles.Options, error) {
 	home, err := f.Home()
 	if err != nil {
 		return profiles.Options{}, err
 	}
 	ws, err := f.Workspace()
+	var none *store.NotWorkspaceError
+	if orUser && errors.As(err, &none) {
+		ws, err = store.Workspace{}, nil
+	}
 	if err != nil {
 		return profiles.Options{}, err
 	}

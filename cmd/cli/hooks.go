@@ -40,6 +40,7 @@ type hookSet struct {
 	reg      *hooks.Registry
 	home     store.Home
 	ws       store.Workspace
+	none     *store.NotWorkspaceError    // why there is no workspace (ws.Root "")
 	lookup   func(string) (string, bool) // the environment, for extension settings
 	getenv   func(string) string
 	problems []schema.Problem
@@ -62,14 +63,14 @@ func loadHooks(f *Factory) (*hookSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, err := f.Workspace()
+	ws, none, err := f.WorkspaceOrNone()
 	if err != nil {
 		return nil, err
 	}
 	r = preparedExtensions(r)
 	lookup := lookupEnv(f.Getenv)
 	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, lookup)})
-	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, lookup: lookup, getenv: f.Getenv, problems: append(g.Problems, probs...)}, nil
+	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, none: none, lookup: lookup, getenv: f.Getenv, problems: append(g.Problems, probs...)}, nil
 }
 
 // preparedExtensions returns a copy of r whose extensions have

@@ -148,7 +148,11 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err
 	}
-	opts.Sandbox = mcp.SandboxPolicy(r.Profile.Sandbox.MCP, sandboxEnv(f, r, home))
+	env, err := sandboxEnv(f, r, home)
+	if err != nil {
+		return nil, err
+	}
+	opts.Sandbox = mcp.SandboxPolicy(r.Profile.Sandbox.MCP, env)
 	opts.SandboxRequired = r.Profile.Sandbox.Required
 	approved := r.Trust.Approved
 	opts.Approved = func(mcp.Spec) bool { return approved }

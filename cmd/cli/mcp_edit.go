@@ -195,6 +195,11 @@ func (o *MCPEditOptions) files() (profileFiles, error) {
 		return profileFiles{}, err
 	}
 	ws, err := o.Workspace()
+	var none *store.NotWorkspaceError
+	if o.User && errors.As(err, &none) {
+		// In the home directory: the user profile alone.
+		return profileFiles{path: home.Profile(), lock: home.Profile()}, nil
+	}
 	if err != nil {
 		return profileFiles{}, err
 	}
@@ -207,6 +212,9 @@ func (o *MCPEditOptions) files() (profileFiles, error) {
 // declaredIn is the file:line where path declares the server, "" when it
 // does not (or does not exist).
 func declaredIn(path, name string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil

@@ -47,15 +47,17 @@ var profileSubcommands = []func(*Factory) *cobra.Command{
 
 // ProfileShowOptions are the options of `ollm profile show`.
 type ProfileShowOptions struct {
-	IO     *IOStreams
-	Load   func() (*schema.Resolved, error)
-	Files  func() (*schema.Resolved, error)
-	Source bool
-	JSON   bool
+	IO *IOStreams
+	// Workspace finds the workspace (Factory.Workspace), printed first.
+	Workspace func() (store.Workspace, error)
+	Load      func() (*schema.Resolved, error)
+	Files     func() (*schema.Resolved, error)
+	Source    bool
+	JSON      bool
 }
 
 func newCmdProfileShow(f *Factory) *cobra.Command {
-	opts := &ProfileShowOptions{IO: f.IO, Load: f.LoadProfile, Files: f.LoadFiles}
+	opts := &ProfileShowOptions{IO: f.IO, Load: f.LoadProfile, Files: f.LoadFiles, Workspace: f.Workspace}
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the resolved profile (sensitive values redacted)",
@@ -91,6 +93,13 @@ func profileShowRun(opts *ProfileShowOptions) error {
 		return writeJSON(opts.IO.Out, r)
 	}
 	w := opts.IO.Out
+	if opts.Workspace != nil {
+		if ws, err := opts.Workspace(); err != nil {
+			fmt.Fprintf(w, "# workspace: none (%v)\n", err)
+		} else {
+			fmt.Fprintf(w, "# workspace: %s (%s)\n", ws.Root, ws.Found)
+		}
+	}
 	fmt.Fprintln(w, "# layers (lowest first)")
 	for _, l := range r.Layers {
 		fmt.Fprintf(w, "#   %-9s %s\n", l.Scope, l.File)
@@ -142,7 +151,7 @@ type ProfileValidateOptions struct {
 }
 
 func newCmdProfileValidate(f *Factory) *cobra.Command {
-	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptions, Getenv: f.Getenv}
+	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptionsOrUser, Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check every profile layer and extension manifest",
@@ -286,10 +295,20 @@ type ProfileInitOptions struct {
 
 func newCmdProfileInit(f *Factory) *cobra.Command {
 	opts := &ProfileInitOptions{IO: f.IO, Dir: func() (string, error) {
-		if f.Global.Workspace != "" {
-			return f.Global.Workspace, nil
+		dir := f.Global.Workspace
+		if dir == "" {
+			wd, err := f.Getwd()
+			if err != nil {
+				return "", err
+			}
+			dir = wd
 		}
-		return f.Getwd()
+		// ~/ollm.cue would make nothing a workspace: refuse to write it.
+		var none *store.NotWorkspaceError
+		if _, err := f.Workspace(); errors.As(err, &none) {
+			return "", err
+		}
+		return dir, nil
 	}}
 	cmd := &cobra.Command{
 		Use:   "init",

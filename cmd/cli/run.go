@@ -367,7 +367,7 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 			}
 			writeConfirmation(s.ErrOut, e.Request.Details)
 			if e.Request.Details.Tool == tui.ElicitTool {
-				_ = b.Respond(answerElicitation(s.ErrOut, in, e.Request.ID))
+				_ = b.Respond(answerElicitation(s.ErrOut, in, e.Request.ID, func() { s.DropTypeAhead(in) }))
 				continue
 			}
 			d := e.Request.Details
@@ -383,6 +383,7 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 				prompt = "Write this file that decides what runs? [y]es, this once, [N]o: "
 			}
 			fmt.Fprint(s.ErrOut, prompt)
+			s.DropTypeAhead(in)
 			line, _ := in.ReadString('\n')
 			a := bus.Deny
 			switch strings.ToLower(strings.TrimSpace(line)) {
@@ -406,8 +407,11 @@ func answerOnTerminal(ctx context.Context, s *IOStreams, b *bus.Bus) func() {
 // answerElicitation reads an MCP server's requested input from the
 // terminal: a JSON object, or the value of its one field; an empty line
 // declines.
-func answerElicitation(w io.Writer, in *bufio.Reader, id string) bus.Response {
+func answerElicitation(w io.Writer, in *bufio.Reader, id string, dropTypeAhead func()) bus.Response {
 	fmt.Fprint(w, "Answer (JSON object, or the value of a single field; empty declines): ")
+	if dropTypeAhead != nil {
+		dropTypeAhead()
+	}
 	line, _ := in.ReadString('\n')
 	if line = strings.TrimSpace(line); line == "" {
 		return bus.Response{ID: id, Answer: bus.Deny}

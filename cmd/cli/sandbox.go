@@ -18,13 +18,14 @@ import (
 
 // sandboxEnv is where this invocation's policies resolve: the workspace
 // (the directory the tools work in), OLLM_HOME, the user's home and the
-// profile's denyRead.
-func sandboxEnv(f *Factory, r *schema.Resolved, home store.Home) sandbox.Env {
-	root := r.Workspace
-	if ws, err := f.Workspace(); err == nil && ws.Root != "" {
-		root = ws.Root
+// profile's denyRead. In the home directory or OLLM_HOME there is no
+// workspace, and nothing sandboxed runs there (a *store.NotWorkspaceError).
+func sandboxEnv(f *Factory, r *schema.Resolved, home store.Home) (sandbox.Env, error) {
+	ws, err := f.Workspace()
+	if err != nil {
+		return sandbox.Env{}, err
 	}
-	return newSandboxEnv(f.Getenv, root, r, home)
+	return newSandboxEnv(f.Getenv, ws.Root, r, home), nil
 }
 
 func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, home store.Home) sandbox.Env {
@@ -32,9 +33,13 @@ func newSandboxEnv(getenv func(string) string, root string, r *schema.Resolved, 
 }
 
 // shellPolicy is the shell tool's sandbox under the profile.
-func shellPolicy(f *Factory, r *schema.Resolved, home store.Home) *sandbox.Policy {
-	p := sandbox.Resolve(r.Profile.Sandbox.Shell, sandbox.ShellDefault, sandboxEnv(f, r, home))
-	return &p
+func shellPolicy(f *Factory, r *schema.Resolved, home store.Home) (*sandbox.Policy, error) {
+	env, err := sandboxEnv(f, r, home)
+	if err != nil {
+		return nil, err
+	}
+	p := sandbox.Resolve(r.Profile.Sandbox.Shell, sandbox.ShellDefault, env)
+	return &p, nil
 }
 
 // SandboxOptions are the options of `ollm sandbox`.
@@ -130,7 +135,10 @@ func sandboxRun(cmd *cobra.Command, o *SandboxOptions) error {
 	}
 	decl.Read = append(append([]string(nil), decl.Read...), o.Read...)
 	decl.Write = append(append([]string(nil), decl.Write...), o.Write...)
-	env := sandboxEnv(f, r, home)
+	env, err := sandboxEnv(f, r, home)
+	if err != nil {
+		return err
+	}
 	p := sandbox.Resolve(decl, sandbox.ShellDefault, env)
 	if o.Explain != "" {
 		if len(o.Argv) > 0 {

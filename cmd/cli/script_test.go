@@ -33,6 +33,39 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// TestScriptsDefaultLayout runs testdata/layout/*.txtar in the default
+// layout of a developer's machine: OLLM_HOME unset (so ollm's home is
+// ~/.ollm) and HOME a fixture home in the work directory. The work
+// directory is under the user's cache directory, not /tmp: the sandbox
+// lets the shell write /tmp, so a fixture home there would hide a write
+// to ~/.bashrc.
+func TestScriptsDefaultLayout(t *testing.T) {
+	root, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatalf("no directory outside /tmp for the fixture home: %v (set HOME)", err)
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(root, "ollm-layout-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	testscript.Run(t, testscript.Params{
+		Dir:         "testdata/layout",
+		WorkdirRoot: dir,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("OLLM_HOME", "")
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("CI", "true")
+			return nil
+		},
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Cmds:          scriptCmds,
+	})
+}
+
 // scriptCmds are the commands scripts get beyond testscript's own.
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	// status N prog args... runs prog and checks that it exits with N;

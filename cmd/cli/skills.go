@@ -50,7 +50,7 @@ func newSkillsOptions(f *Factory) *SkillsOptions {
 			return nil, err
 		}
 		dirs := []string{home.Skills()}
-		ws, err := f.Workspace()
+		ws, _, err := f.WorkspaceOrNone()
 		if err != nil {
 			return nil, err
 		}

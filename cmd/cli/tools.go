@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,11 +48,15 @@ func toolsFor(f *Factory, r *schema.Resolved) ([]tool.Tool, store.Workspace, err
 	if err != nil {
 		return nil, store.Workspace{}, err
 	}
+	policy, err := shellPolicy(f, r, home)
+	if err != nil {
+		return nil, store.Workspace{}, err
+	}
 	cfg := tools.Config{
 		Root: ws.Root, ExtraDirs: r.Profile.Tools.ExtraDirs, Tools: r.Profile.Tools,
 		Home: home, Workspace: ws, HTTP: &http.Client{Timeout: 60 * time.Second},
 		Environ: f.Environ, Getenv: f.Getenv,
-		Sandbox: shellPolicy(f, r, home), SandboxRequired: r.Profile.Sandbox.Required,
+		Sandbox: policy, SandboxRequired: r.Profile.Sandbox.Required,
 	}
 	return tools.Builtin(cfg), ws, nil
 }
@@ -141,7 +146,7 @@ func newCmdToolsCall(f *Factory) *cobra.Command {
 		ts, _, err := toolsFor(f, r)
 		return ts, err
 	}}
-	opts.Prompt = func(q string) (bool, error) { return promptYesNo(f.IO, q) }
+	opts.Prompt = func(q string) (bool, error) { return promptYesNo(f.Context, f.IO, q) }
 	cmd := &cobra.Command{
 		Use:   "call <tool> <json-args>",
 		Short: "Call a built-in tool through validation and the policy gate",
@@ -296,10 +301,11 @@ func riskLabel(r tool.Risk) string {
 	return "risk " + string(r)
 }
 
-func promptYesNo(io *IOStreams, q string) (bool, error) {
+func promptYesNo(ctx context.Context, io *IOStreams, q string) (bool, error) {
 	fmt.Fprintf(io.ErrOut, "%s [y/N] ", q)
-	line, err := bufio.NewReader(io.In).ReadString('\n')
-	if err != nil && line == "" {
+	io.DropTypeAhead()
+	line, err := io.ReadAnswer(ctx, bufio.NewReader(io.In))
+	if err != nil {
 		return false, ErrCancelled
 	}
 	a := strings.ToLower(strings.TrimSpace(line))

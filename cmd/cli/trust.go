@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"fmt"
 	"github.com/ollm/ollm/internal/secrets"
 	"github.com/ollm/ollm/profiles"
@@ -22,16 +23,17 @@ import (
 
 // TrustOptions are the options of `ollm trust`.
 type TrustOptions struct {
-	IO     *IOStreams
-	Load   func() (*hookSet, error)
-	Now    func() time.Time
-	By     string
-	Revoke bool
-	Yes    bool
+	IO      *IOStreams
+	Context context.Context // ends on Ctrl-C: the question stops waiting
+	Load    func() (*hookSet, error)
+	Now     func() time.Time
+	By      string
+	Revoke  bool
+	Yes     bool
 }
 
 func newCmdTrust(f *Factory) *cobra.Command {
-	opts := &TrustOptions{IO: f.IO, Load: func() (*hookSet, error) { return loadHooks(f) }, Now: f.Now}
+	opts := &TrustOptions{IO: f.IO, Context: f.Context, Load: func() (*hookSet, error) { return loadHooks(f) }, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "trust",
 		Short: "Review and approve what this workspace's profile runs",
@@ -73,6 +75,9 @@ func trustRun(opts *TrustOptions) error {
 	if err != nil {
 		return err
 	}
+	if s.none != nil {
+		return s.none // the home directory: no workspace to approve
+	}
 	t := s.r.Trust
 	if t.Digest == "" {
 		fmt.Fprintf(opts.IO.Out, "the workspace %s brings no profile, lock, .mcp.json, Claude settings or extensions: nothing to approve\n", s.ws.Root)
@@ -108,7 +113,8 @@ func confirmTrust(opts *TrustOptions) error {
 		return &SecurityError{Err: fmt.Errorf("not approved: no terminal to ask; review the list above and run `ollm trust --yes`")}
 	}
 	fmt.Fprint(opts.IO.Out, "Approve this workspace? [y/N] ")
-	line, err := bufio.NewReader(opts.IO.In).ReadString('\n')
+	opts.IO.DropTypeAhead()
+	line, err := opts.IO.ReadAnswer(opts.Context, bufio.NewReader(opts.IO.In))
 	if err != nil && err != io.EOF {
 		return err
 	}

@@ -73,9 +73,16 @@ var ansiRE = regexp.MustCompile("\x1b\\[[0-9;?]*[a-zA-Z]")
 // plain is the view without colours.
 func plain(m *Model) string { return ansiRE.ReplaceAllString(m.View(), "") }
 
+// send gives the model each message as a program would, with a user who
+// reads a dialog before answering it: a dialog that opened is armed (as
+// its armDelay tick would) before the next message. TestDialogIgnoresTypeAhead
+// drives the arming itself.
 func send(m *Model, msgs ...tea.Msg) {
 	for _, msg := range msgs {
 		m.Update(msg)
+		if !m.armed && m.dialogID() != "" {
+			m.Update(armMsg{m.armSeq})
+		}
 	}
 }
 

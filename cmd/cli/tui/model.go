@@ -58,7 +58,10 @@ type Model struct {
 	answer  textinput.Model    // the typed answer to an elicitation
 	approve []Approval         // start-of-session approvals; the first is asked
 	status  Status
-	ctrlC   bool // a Ctrl-C while idle; a second one quits
+	shown   string // the dialog shown (dialogID); see arm.go
+	armed   bool   // it takes keys
+	armSeq  int    // the wait under way
+	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
 }
 
@@ -138,10 +141,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
+	case armMsg:
+		m.armed = m.armed || msg.seq == m.armSeq
 	case tea.KeyMsg:
-		if cmd, handled := m.key(msg); handled {
+		if cmd, handled := m.unarmedKey(msg); handled {
 			m.refresh()
 			return m, cmd
+		}
+		if cmd, handled := m.key(msg); handled {
+			arm := m.rearm()
+			m.refresh()
+			return m, tea.Batch(cmd, arm)
 		}
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
@@ -165,6 +175,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.input, cmd = m.input.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	cmds = append(cmds, m.rearm())
 	m.refresh()
 	return m, tea.Batch(cmds...)
 }

@@ -48,7 +48,7 @@ policy: rules: [{name: "git-asks", tool: "shell", action: "ask", when: {arg: "$p
 	s.waitFor("shell: allowed always (narrow rule)", "saved 1 allow rule(s)")
 
 	// git status again: no question; git log: asked.
-	pane := s.waitFor("$ git log", "[a] saves:")
+	pane := s.waitFor("$ git log", "[a] saves:", "[n] deny")
 	if strings.Count(pane, "allowed always") != 1 {
 		t.Errorf("git status was asked about again:\n%s", pane)
 	}

@@ -54,7 +54,7 @@ policy: rules: [{name: "echo-ask", tool: "everything:echo", action: "ask"}]
 
 	s := startTmux(t, tmp, bin, ws, home, srv.URL, 140, 45)
 
-	s.waitFor("Approve before the session starts", "mcp everything from this workspace: node")
+	s.waitFor("Approve before the session starts", "mcp everything from this workspace: node", "[a] approve")
 	s.tmux("send-keys", "-t", s.name, "a")
 	s.waitFor("approved mcp everything", "everything:ready")
 

@@ -256,6 +256,15 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// keysLine is a dialog's keys once it takes them; before that (armDelay
+// after it opened, see arm.go) a line saying that earlier keys are ignored.
+func (m *Model) keysLine(keys string) string {
+	if !m.armed {
+		return stDim.Render("(keys in a moment: what was typed before this appeared is ignored)")
+	}
+	return lipgloss.NewStyle().Bold(true).Render(keys)
+}
+
 // dialog is the confirmation or approval box, or "".
 func (m *Model) dialog() string {
 	switch {
@@ -328,7 +337,7 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 	if d.Trust != "" {
 		keys = "[y] allow this one write   [n] deny   (no \"always\" for a file that decides what runs)"
 	}
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render(keys))
+	b.WriteString(m.keysLine(keys))
 	return stDialog.Width(w).Render(b.String())
 }
 
@@ -385,7 +394,7 @@ func (m *Model) elicitView(c ConfirmRequested) string {
 		b.WriteString(stDim.Render(wordwrap.String(`answer with a JSON object, e.g. {"`+fields[0].name+`": ...}`, w-2)) + "\n")
 	}
 	b.WriteString(m.answer.View() + "\n")
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[enter] send   [esc] decline"))
+	b.WriteString(m.keysLine("[enter] send   [esc] decline"))
 	return stDialog.Width(w).Render(b.String())
 }
 
@@ -468,7 +477,7 @@ func (m *Model) sampleView(c ConfirmRequested) string {
 	}
 	b.WriteString(clipLines(wordwrap.String(strings.TrimRight(body.String(), "\n"), w-2), room, w-2) + "\n")
 	b.WriteString(stDim.Render("the reply goes to the server, not into this conversation") + "\n")
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[y] allow   [n] deny"))
+	b.WriteString(m.keysLine("[y] allow   [n] deny"))
 	return stDialog.Width(w).Render(b.String())
 }
 
@@ -510,7 +519,7 @@ func (m *Model) approvalView() string {
 		line := fmt.Sprintf("%s%s %s%s%s: %s", mark, a.Kind, a.Name, from, changed, a.Detail)
 		b.WriteString(truncate.StringWithTail(line, uint(w-2), "…") + "\n")
 	}
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render("[a] approve   [s] skip"))
+	b.WriteString(m.keysLine("[a] approve   [s] skip"))
 	return stDialog.Width(w).Render(b.String())
 }
 

@@ -36,7 +36,10 @@ func New(t testing.TB) *Box {
 	t.Cleanup(func() { os.RemoveAll(root) })
 	b := &Box{Root: root, WS: filepath.Join(root, "ws"), Home: filepath.Join(root, "home"),
 		OllmHome: filepath.Join(root, "ollm-home"), Outside: filepath.Join(root, "outside"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{b.WS, b.Home, b.OllmHome, b.Outside, b.Tmp} {
+	// WS/.git marks WS as a repository's top: under a checkout, the
+	// workspace lookup (store.FindWorkspace) would otherwise take the
+	// checkout's root, which holds Outside.
+	for _, d := range []string{b.WS, filepath.Join(b.WS, ".git"), b.Home, b.OllmHome, b.Outside, b.Tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
