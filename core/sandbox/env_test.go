@@ -15,7 +15,7 @@ import (
 func TestEnvironAllowList(t *testing.T) {
 	parent := append([]string{
 		"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "TERM=xterm-256color", "GOPATH=/home/u/go",
-		"http_proxy=http://proxy.example:3128",         // a proxy without a password passes
+		"http_proxy=http://proxy.example:3128",          // a proxy without a password passes
 		"HTTPS_PROXY=http://u:leak-proxy@proxy.example", // with one it does not
 		"GOPROXY=https://u:leak-goproxy@mod.example,direct",
 		"PWD=/somewhere", "SHLVL=2", "OLLM_HOME=/home/u/.ollm", "DISPLAY=:0", "LD_PRELOAD=/x.so",
