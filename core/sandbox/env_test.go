@@ -25,7 +25,7 @@ func TestEnvironAllowList(t *testing.T) {
 	got := sandbox.Environ(parent, []string{"CI_JOB_*", "ALLOWED_URL", "ACME_DEPLOY_KEY", ""})
 	want := []string{
 		"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "TERM=xterm-256color", "GOPATH=/home/u/go",
-		"http_proxy=http://proxy.example:3128", "CI_JOB_ID=7", "ALLOWED_URL=https://u:kept@git.example/",
+		"http_proxy=http://proxy.example:3128", "OLLM_HOME=/home/u/.ollm", "CI_JOB_ID=7", "ALLOWED_URL=https://u:kept@git.example/",
 		"ACME_DEPLOY_KEY=leak-acme-0024", "CI_JOB_JWT=leak-jwt-0011", "CI_JOB_TOKEN=leak-ci-job-0012",
 	}
 	if !slices.Equal(got, want) {
