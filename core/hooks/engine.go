@@ -25,7 +25,10 @@ type Options struct {
 	Session        Session       // session id and working directory
 	LogDir         string        // where stderr logs go (store.Home.Logs()); "" discards
 	MaxOutput      int           // stdout cap per run; 0 means DefaultMaxOutput
-	Grace          time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
+	// AllowEnv (hooks.allowEnv) names variables of ollm's environment,
+	// exact or globs, every hook is given besides sandbox.BaseEnv.
+	AllowEnv []string
+	Grace    time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
 
 	// Approvals is the persistent approval record; nil approves nothing.
 	Approvals Approvals
@@ -128,7 +131,8 @@ type Engine struct {
 	opts Options
 	// parentEnv is ollm's environment: what ${VAR} in a hook's env reads.
 	parentEnv []string
-	// baseEnv is what every hook gets of it (sandbox.Environ).
+	// baseEnv is what every hook gets of it (sandbox.Environ, with
+	// Options.AllowEnv).
 	baseEnv []string
 	// baseSecrets are the values of secret-looking variables of parentEnv.
 	baseSecrets []string
@@ -168,7 +172,7 @@ func New(reg *Registry, opts Options) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	env := os.Environ()
 	return &Engine{
-		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.Environ(env, nil), baseSecrets: secrets.FromEnv(env),
+		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.Environ(env, opts.AllowEnv), baseSecrets: secrets.FromEnv(env),
 		ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 		commands: map[string]*Command{}, tools: map[string]*ExtTool{},

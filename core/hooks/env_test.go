@@ -46,3 +46,30 @@ func TestHookEnvByAllowList(t *testing.T) {
 		}
 	}
 }
+
+// A hook that cannot declare env (a Claude Code settings hook) is given
+// what hooks.allowEnv names, exact or by glob, and still nothing else.
+func TestHookAllowEnv(t *testing.T) {
+	sandboxtest.SetCredentials(t)
+	dump := filepath.Join(t.TempDir(), "env")
+	t.Setenv("DUMP_FILE", dump)
+	h := &Hook{Name: "dump", Event: BeforeTool, Scope: schema.ScopeUser, Extension: "claude",
+		Def: schema.Hook{Name: "dump", Command: script(t, "dump_env.sh"), Dialect: DialectClaude}}
+	e := newEngine(t, Options{AllowEnv: []string{"DUMP_FILE", "MYSQL_*", "CI_JOB_JWT"}}, h)
+	if out := emit(t, e, BeforeTool, map[string]any{"tool_name": "shell"}); out.Results[0].Failure != "" || out.Results[0].Skipped != "" {
+		t.Fatalf("the hook did not run: %+v", out.Results[0])
+	}
+	data, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatalf("the hook did not get DUMP_FILE: %v", err)
+	}
+	env := "\n" + string(data)
+	if leaks := sandboxtest.Leaks(env, "MYSQL_PWD", "CI_JOB_JWT"); len(leaks) > 0 {
+		t.Errorf("the hook sees %v, which hooks.allowEnv does not name:\n%s", leaks, env)
+	}
+	for _, want := range []string{"MYSQL_PWD=" + sandboxtest.Credentials["MYSQL_PWD"], "CI_JOB_JWT=" + sandboxtest.Credentials["CI_JOB_JWT"]} {
+		if !strings.Contains(env, "\n"+want+"\n") {
+			t.Errorf("the hook's env lacks %s:\n%s", want, env)
+		}
+	}
+}
