@@ -71,7 +71,7 @@ tools: {
 	shell: {allowEnv: ["*"], timeout: 1000}
 	web: maxBytes: 999999999
 }
-hooks: {enabled: false, timeout: 1}
+hooks: {enabled: false, timeout: 1, allowEnv: ["*"]}
 policy: {
 	mode: "yolo"
 	defaultAction: "allow"
@@ -89,7 +89,7 @@ extensions: {directories: ["./exts"], enable: guard: false}
 		t.Fatal(err)
 	}
 	want := []string{"model.provider", "model.endpoint", "model.apiKeyEnv", "mcp.overrides.fs.env", "tools.extraDirs",
-		"tools.shell.allowEnv", "tools.web.maxBytes", "hooks.enabled", "hooks.timeout", "policy.mode", "policy.defaultAction",
+		"tools.shell.allowEnv", "tools.web.maxBytes", "hooks.enabled", "hooks.timeout", "hooks.allowEnv", "policy.mode", "policy.defaultAction",
 		"policy.rules[0]", "settings", "extensions.directories", "extensions.enable"}
 	if got := heldFields(r); !slices.Equal(got, want) {
 		t.Errorf("held = %q\nwant   %q", got, want)
@@ -104,7 +104,7 @@ extensions: {directories: ["./exts"], enable: guard: false}
 	if o := p.MCP.Overrides["fs"]; len(o.Env) != 0 || !slices.Equal(o.ExcludeTools, []string{"write"}) {
 		t.Errorf("override = %+v", o)
 	}
-	if !p.Hooks.Enabled || p.Hooks.Timeout != 30000 || len(p.Hooks.Definitions) != 1 {
+	if !p.Hooks.Enabled || p.Hooks.Timeout != 30000 || len(p.Hooks.AllowEnv) != 0 || len(p.Hooks.Definitions) != 1 {
 		t.Errorf("hooks = %+v", p.Hooks)
 	}
 	if p.Policy.Mode != "default" || p.Policy.DefaultAction != "ask" || len(p.Policy.Rules) != 2 || p.Policy.Rules[1].Action != "deny" {

@@ -65,9 +65,13 @@ type Hooks struct {
 	TrustWorkspace bool `json:"trustWorkspace"`
 	// ClaudeUserSettings reads the hooks of ~/.claude/settings.json (user
 	// scope); honoured only from the user profile.
-	ClaudeUserSettings bool                    `json:"claudeUserSettings"`
-	Extensions         map[string]HookOverride `json:"extensions,omitempty"`
-	Definitions        []Hook                  `json:"definitions,omitempty"`
+	ClaudeUserSettings bool `json:"claudeUserSettings"`
+	// AllowEnv names variables of ollm's environment (names or globs)
+	// every hook is given besides sandbox.BaseEnv: for hooks that cannot
+	// declare env (.claude/settings.json, Gemini extensions).
+	AllowEnv    []string                `json:"allowEnv,omitempty"`
+	Extensions  map[string]HookOverride `json:"extensions,omitempty"`
+	Definitions []Hook                  `json:"definitions,omitempty"`
 }
 
 // HookOverride adjusts the hooks of one extension.

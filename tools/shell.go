@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 )
 
@@ -61,10 +62,10 @@ func newShell(e *env) tool.Tool {
 	}
 }
 
-// shellEnv is the sanitised environment commands run with.
+// shellEnv is the environment commands run with: ollm's by allow-list
+// (sandbox.Environ), plus what tools.shell.allowEnv names.
 func (e *env) shellEnv() []string {
-	kept, _ := sanitizeEnv(e.cfg.Environ(), e.cfg.Tools.Shell.AllowEnv)
-	return kept
+	return sandbox.Environ(e.cfg.Environ(), e.cfg.Tools.Shell.AllowEnv)
 }
 
 func (e *env) shellTimeouts(p shellParams) (timeout, idle time.Duration) {

@@ -243,7 +243,7 @@ func boxSession(t *testing.T, extra map[string]string) (*sessionEnv, *sandboxtes
 // termSession is an ACP session of ollm's in an editor that offers
 // terminals, over a sandbox test box whose home holds a private key.
 func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acpConn, sdk.SessionId) {
-	e, b := boxSession(t, map[string]string{"OLLM_TEST_VISIBLE": "yes", "GITHUB_TOKEN": "ollm-token"})
+	e, b := boxSession(t, map[string]string{"LANG": "C.UTF-8", "OLLM_TEST_HIDDEN": "no", "GITHUB_TOKEN": "ollm-token"})
 
 	c := newTermClient()
 	conn := connectACPWith(t, e.f, c, sdk.ClientCapabilities{Terminal: true})
@@ -260,7 +260,7 @@ func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acp
 // shows the terminal. The command the editor starts is ollm entering its
 // own sandbox: the workspace is written, the home's .ssh and a directory
 // outside the workspace are not, the key is hidden, and the command sees
-// the shell tool's sanitised environment, not the editor's. A cancel
+// the shell tool's environment (ollm's by allow-list), not the editor's. A cancel
 // kills the terminal's process.
 func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	e, b, c, conn, sid := termSession(t)
@@ -271,7 +271,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 		"(echo x > $HOME/.ssh/x) 2>/dev/null || echo ssh-refused",
 		"(echo y > " + filepath.Join(outside, "x") + ") 2>/dev/null || echo outside-refused",
 		"cat $HOME/.ssh/id_rsa 2>/dev/null || echo key-hidden",
-		`echo "token=$GITHUB_TOKEN editor=$EDITOR_ONLY visible=$OLLM_TEST_VISIBLE"`,
+		`echo "token=$GITHUB_TOKEN editor=$EDITOR_ONLY visible=$LANG hidden=$OLLM_TEST_HIDDEN"`,
 	}, "; ")
 	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": command}))
 	e.srv.Reply(llmtest.Text("Done."))
@@ -281,7 +281,7 @@ func TestACPShellInTheEditorsTerminal(t *testing.T) {
 		t.Fatalf("prompt: %+v %v", pr, err)
 	}
 	ups := c.take()
-	want := "in-ws\nssh-refused\noutside-refused\nkey-hidden\ntoken= editor= visible=yes\n"
+	want := "in-ws\nssh-refused\noutside-refused\nkey-hidden\ntoken= editor= visible=C.UTF-8 hidden=\n"
 	if len(c.perms) != 1 || c.perms[0].ToolCall.ToolCallId != "sh-1" {
 		t.Fatalf("permission requests: %+v", c.perms)
 	}
@@ -413,5 +413,46 @@ func TestACPTerminalIdleTimeoutAndDenial(t *testing.T) {
 	defer c.mu.Unlock()
 	if len(c.created) != 2 || strings.Join(c.killed, ",") != "term-1" {
 		t.Fatalf("terminals created %d, killed %q", len(c.created), c.killed)
+	}
+}
+
+// An editor's terminal runs the shell tool's command with ollm's
+// environment by allow-list: with two dozen common credentials in both
+// ollm's and the editor's environment, env in the terminal shows none of
+// them, but what the user's tools.shell.allowEnv names, and PATH, HOME,
+// LANG and TERM.
+func TestACPTerminalEnvByAllowList(t *testing.T) {
+	sandboxtest.SetCredentials(t) // the editor's environment (termClient starts from os.Environ)
+	extra := map[string]string{"LANG": "C.UTF-8", "TERM": "xterm-256color"}
+	for k, v := range sandboxtest.Credentials {
+		extra[k] = v
+	}
+	e, b := boxSession(t, extra)
+	e.write(filepath.Join(b.OllmHome, "profile.cue"), "model: name: \"test-model\"\ntools: shell: allowEnv: [\"ACME_DEPLOY_KEY\"]\n")
+	c := newTermClient()
+	conn := connectACPWith(t, e.f, c, sdk.ClientCapabilities{Terminal: true})
+	ctx := context.Background()
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: b.WS, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "env"}))
+	e.srv.Reply(llmtest.Text("Done."))
+	c.answers = []string{"allow_once"}
+	if pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("show the environment")}); err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if len(c.created) != 1 {
+		t.Fatalf("terminals created: %+v", c.created)
+	}
+	env := "\n" + c.output("term-1")
+	if leaks := sandboxtest.Leaks(env, "ACME_DEPLOY_KEY"); len(leaks) > 0 {
+		t.Errorf("the editor's terminal shows %v:\n%s", leaks, env)
+	}
+	for _, want := range []string{"ACME_DEPLOY_KEY=" + sandboxtest.Credentials["ACME_DEPLOY_KEY"], "PATH=" + os.Getenv("PATH"),
+		"HOME=" + b.Home, "LANG=C.UTF-8", "TERM=xterm-256color"} {
+		if !strings.Contains(env, "\n"+want+"\n") {
+			t.Errorf("the terminal's env lacks %s:\n%s", want, env)
+		}
 	}
 }

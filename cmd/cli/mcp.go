@@ -163,7 +163,18 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		names[t.Name()] = true
 	}
 	opts.Reserved = func(n string) bool { return names[n] }
-	return mcp.FromResolved(r, opts), nil
+	// An extension server's settings, resolved as a session does (the
+	// profile, then its envVar in the environment, then the default): the
+	// server gets ollm's environment by allow-list only, so a setting
+	// given by its envVar (NOTES_TOKEN) must be passed on by name.
+	specs := mcp.Specs(r)
+	settings := settingsEnv(r, lookupEnv(f.Getenv))
+	for i := range specs {
+		if specs[i].Extension != "" {
+			specs[i].SettingsEnv = settings[specs[i].Extension]
+		}
+	}
+	return mcp.FromSpecs(r, specs, opts), nil
 }
 
 // mcpJSONProblems are the errors of the workspace's .mcp.json: the

@@ -184,7 +184,7 @@ func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error 
 	if wd, err := o.Factory.Getwd(); err == nil {
 		c.Dir = wd
 	}
-	c.Env = o.Factory.Environ()
+	c.Env = sandbox.Environ(o.Factory.Environ(), r.Profile.Tools.Shell.AllowEnv)
 	c.Stdin, c.Stdout, c.Stderr = o.IO.In, o.IO.Out, o.IO.ErrOut
 	if err := sandbox.Wrap(c, p); err != nil {
 		if !errors.Is(err, sandbox.ErrUnavailable) || r.Profile.Sandbox.Required {

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,7 +25,10 @@ type Options struct {
 	Session        Session       // session id and working directory
 	LogDir         string        // where stderr logs go (store.Home.Logs()); "" discards
 	MaxOutput      int           // stdout cap per run; 0 means DefaultMaxOutput
-	Grace          time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
+	// AllowEnv (hooks.allowEnv) names variables of ollm's environment,
+	// exact or globs, every hook is given besides sandbox.BaseEnv.
+	AllowEnv []string
+	Grace    time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
 
 	// Approvals is the persistent approval record; nil approves nothing.
 	Approvals Approvals
@@ -122,10 +127,14 @@ func (o Outcome) SystemMessage() string {
 
 // Engine runs the hooks of a registry for events.
 type Engine struct {
-	reg     *Registry
-	opts    Options
+	reg  *Registry
+	opts Options
+	// parentEnv is ollm's environment: what ${VAR} in a hook's env reads.
+	parentEnv []string
+	// baseEnv is what every hook gets of it (sandbox.Environ, with
+	// Options.AllowEnv).
 	baseEnv []string
-	// baseSecrets are the values of secret-looking variables of baseEnv.
+	// baseSecrets are the values of secret-looking variables of parentEnv.
 	baseSecrets []string
 	ctx         context.Context // lives until Close; async and persistent hooks use it
 	cancel      context.CancelFunc
@@ -163,7 +172,8 @@ func New(reg *Registry, opts Options) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	env := os.Environ()
 	return &Engine{
-		reg: reg, opts: opts, baseEnv: env, baseSecrets: secrets.FromEnv(env), ctx: ctx, cancel: cancel,
+		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.Environ(env, opts.AllowEnv), baseSecrets: secrets.FromEnv(env),
+		ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 		commands: map[string]*Command{}, tools: map[string]*ExtTool{},
 		wrap: sandbox.Wrap,
@@ -333,10 +343,41 @@ func (e *Engine) env(h *Hook, ev Event) []string {
 	case DialectGemini:
 		env = append(env, "GEMINI_PROJECT_DIR="+cwd)
 	}
-	for _, m := range []map[string]string{h.Env, h.Def.Env} {
-		for k, v := range m {
-			env = append(env, k+"="+v)
-		}
+	for k, v := range h.Env {
+		env = append(env, k+"="+v)
 	}
-	return env
+	return append(env, e.declaredEnv(h, true)...)
+}
+
+// declaredEnv is the hook's own env, each ${VAR} and ${VAR:-default} taken
+// from its extension's settings, else from ollm's environment: the way a
+// hook is given a variable that sandbox.Environ keeps back. warn logs
+// each variable that is not set.
+func (e *Engine) declaredEnv(h *Hook, warn bool) []string {
+	if len(h.Def.Env) == 0 {
+		return nil
+	}
+	lookup := func(name string) (string, bool) {
+		if v, ok := h.Env[name]; ok {
+			return v, true
+		}
+		for i := len(e.parentEnv) - 1; i >= 0; i-- {
+			if k, v, _ := strings.Cut(e.parentEnv[i], "="); k == name {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	out := make([]string, 0, len(h.Def.Env))
+	for _, k := range slices.Sorted(maps.Keys(h.Def.Env)) {
+		v, missing := sandbox.Expand(h.Def.Env[k], lookup)
+		for _, m := range missing {
+			if !warn {
+				break
+			}
+			e.opts.Logger.Warn("hook env: variable not set; using an empty string", "hook", h.QualifiedName(), "env", k, "variable", m)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out
 }

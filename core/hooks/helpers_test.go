@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,9 +40,31 @@ func newEngine(t testing.TB, opts Options, hooks ...*Hook) *Engine {
 	if opts.Session.ID == "" {
 		opts.Session = Session{ID: "sess-1", Cwd: t.TempDir()}
 	}
+	passTestEnv(hooks...)
 	e := New(NewRegistry(hooks...), opts)
 	t.Cleanup(func() { _ = e.Close() })
 	return e
+}
+
+// testEnv are the variables tests set (t.Setenv) to tell a hook script
+// where to write. A hook gets ollm's environment by allow-list only
+// (sandbox.Environ), so each hook declares them, as a user would:
+// env: {PID_FILE: "${PID_FILE}"}.
+var testEnv = []string{"ORDER_FILE", "PID_FILE", "SHUTDOWN_FILE", "EVENT_LOG"}
+
+func passTestEnv(hooks ...*Hook) {
+	for _, h := range hooks {
+		env := maps.Clone(h.Def.Env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		for _, k := range testEnv {
+			if _, set := env[k]; !set {
+				env[k] = "${" + k + "}"
+			}
+		}
+		h.Def.Env = env
+	}
 }
 
 // pidFile points PID_FILE at a fresh file and returns a reader of the

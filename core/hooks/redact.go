@@ -10,13 +10,14 @@ import (
 
 // secretsOf lists the values that must not appear in what ollm shows or
 // logs of h: its extension's sensitive settings (Hook.Secrets), the
-// values of secret-looking variables among its settings, its own env and
-// ollm's environment, the rules core/mcp applies to a server's stderr
-// (internal/secrets).
+// values of secret-looking variables among its settings, its own env (as
+// written and expanded) and ollm's environment, the rules core/mcp applies
+// to a server's stderr (internal/secrets).
 func (e *Engine) secretsOf(h *Hook) []string {
 	out := append([]string(nil), h.Secrets...)
 	out = append(out, secrets.FromMap(h.Env)...)
 	out = append(out, secrets.FromMap(h.Def.Env)...)
+	out = append(out, secrets.FromEnv(e.declaredEnv(h, false))...) // after ${VAR}
 	return append(out, e.baseSecrets...)
 }
 

@@ -140,6 +140,7 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 func ProfileOptions(p schema.Hooks, o Options) Options {
 	o.Enabled = p.Enabled
 	o.TrustWorkspace = p.TrustWorkspace
+	o.AllowEnv = p.AllowEnv
 	if p.Timeout > 0 {
 		o.Timeout = time.Duration(p.Timeout) * time.Millisecond
 	}

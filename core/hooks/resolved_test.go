@@ -85,6 +85,7 @@ func TestRegistrationOrderIsExecutionOrder(t *testing.T) {
 	reg, _ := FromResolved(resolvedFixture(td), BuildOptions{Home: "/home/.ollm"})
 	for _, h := range reg.All() {
 		h.Dir, h.Scope = "", schema.ScopeUser // run them all here, trusted
+		passTestEnv(h)
 	}
 	e := New(reg, Options{Enabled: true, Session: Session{ID: "s", Cwd: t.TempDir()}})
 	defer e.Close()

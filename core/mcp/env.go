@@ -4,65 +4,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ollm/ollm/core/sandbox"
 )
 
 // Lookup finds a variable's value; ok is false when it is unset.
-type Lookup func(name string) (value string, ok bool)
+type Lookup = sandbox.Lookup
 
-// Expand substitutes ${VAR} and ${VAR:-default} in s. A variable that is
-// unset (or, with a default, unset or empty) and has no default expands to
-// the empty string and is reported in missing, once per name. A "$" that
-// does not open a complete ${...} is kept as it is.
-func Expand(s string, lookup Lookup) (out string, missing []string) {
-	if !strings.Contains(s, "${") {
-		return s, nil
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i])
-		val, unset := expandOne(s[i+2:i+j], lookup)
-		b.WriteString(val)
-		if unset != "" && !contains(missing, unset) {
-			missing = append(missing, unset)
-		}
-		s = s[i+j+1:]
-	}
-	return b.String(), missing
-}
-
-// expandOne expands the inside of one ${...}; unset names the variable when
-// it was unset and had no default.
-func expandOne(expr string, lookup Lookup) (val, unset string) {
-	name, def, hasDef := strings.Cut(expr, ":-")
-	v, ok := lookup(name)
-	switch {
-	case hasDef && (!ok || v == ""):
-		return def, ""
-	case !ok:
-		return "", name
-	default:
-		return v, ""
-	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
+// Expand substitutes ${VAR} and ${VAR:-default} in s (sandbox.Expand).
+func Expand(s string, lookup Lookup) (out string, missing []string) { return sandbox.Expand(s, lookup) }
 
 // envLookup builds a Lookup over KEY=VALUE pairs (later pairs win) and
 // extra variables that no environment holds (extensionPath).
@@ -93,9 +43,10 @@ type Expanded struct {
 }
 
 // ExpandServer substitutes variables in command, args, env, url and headers.
-// The child environment is the parent's, then the extension settings'
-// variables (settingsEnv), then the server's own env entries, each expanded
-// against the parent environment and the settings. vars are extra names
+// The child environment is the parent's by allow-list (sandbox.Environ:
+// PATH, HOME, ... and nothing that proves who you are), then the extension
+// settings' variables (settingsEnv), then the server's own env entries,
+// each expanded against the whole parent environment and the settings. vars are extra names
 // (extensionPath, workspacePath) visible to substitution only.
 func ExpandServer(name string, cfg Config, parent []string, settingsEnv, vars map[string]string) Expanded {
 	base := make(map[string]string, len(settingsEnv)+len(vars))
@@ -120,7 +71,7 @@ func ExpandServer(name string, cfg Config, parent []string, settingsEnv, vars ma
 	}
 	x.URL = expand("url", cfg.URL)
 	x.Headers = expandMap(cfg.Headers, "headers", expand)
-	x.Env = mergeEnv(parent, settingsEnv, expandMap(cfg.Env, "env", expand))
+	x.Env = mergeEnv(sandbox.Environ(parent, nil), settingsEnv, expandMap(cfg.Env, "env", expand))
 	return x
 }
 
@@ -162,4 +113,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -83,6 +83,11 @@ func faultServer(mode string) int {
 		return 3
 	}
 	s := &faultSrv{mode: mode, out: bufio.NewWriter(os.Stdout), record: os.Getenv("OLLM_MCP_FAULT_RECORD")}
+	if mode == "env" { // records the environment it was started with
+		for _, kv := range os.Environ() {
+			s.note("env " + kv)
+		}
+	}
 	if mode == "stubborn" {
 		signal.Ignore(syscall.SIGTERM)
 		child := exec.Command("sleep", "1000")

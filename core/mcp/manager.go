@@ -268,6 +268,15 @@ func New(specs []Spec, opts Options) *Manager {
 // FromResolved prepares a Manager for the servers of a resolved profile,
 // taking mcp.enabled and mcp.connectionTimeout from it.
 func FromResolved(r *schema.Resolved, opts Options) *Manager {
+	return FromSpecs(r, Specs(r), opts)
+}
+
+// FromSpecs is FromResolved with the specs given: Specs(r) with each
+// extension server's SettingsEnv resolved from the environment too, as
+// the extension manager does in a session (a server is given ollm's
+// environment by allow-list only, so a setting set by its envVar reaches
+// it only this way).
+func FromSpecs(r *schema.Resolved, specs []Spec, opts Options) *Manager {
 	opts.Disabled = opts.Disabled || !r.Profile.MCP.Enabled
 	if opts.ConnectionTimeout == 0 && r.Profile.MCP.ConnectionTimeout > 0 {
 		opts.ConnectionTimeout = time.Duration(r.Profile.MCP.ConnectionTimeout) * time.Millisecond
@@ -275,7 +284,7 @@ func FromResolved(r *schema.Resolved, opts Options) *Manager {
 	if len(opts.Roots) == 0 && r.Workspace != "" {
 		opts.Roots = []string{r.Workspace}
 	}
-	return New(Specs(r), opts)
+	return New(specs, opts)
 }
 
 // Start connects every enabled server in parallel and returns at once; a

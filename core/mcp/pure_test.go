@@ -54,7 +54,9 @@ func TestExpandServer(t *testing.T) {
 	if x.URL != "http://127.0.0.1:8080/mcp" || x.Headers["Authorization"] != "Bearer s3" {
 		t.Errorf("url %q headers %v", x.URL, x.Headers)
 	}
-	want := []string{"API_KEY=s3", "BIN_DIR=/opt", "FROM_SETTING=v", "MODE=prod", "PATH=/bin", "SECRET=s3"}
+	// ollm's environment by allow-list (BIN_DIR and SECRET stay back),
+	// then the settings, then the server's env, expanded against all of it.
+	want := []string{"API_KEY=s3", "FROM_SETTING=v", "MODE=prod", "PATH=/bin"}
 	if !reflect.DeepEqual(x.Env, want) {
 		t.Errorf("env %q, want %q", x.Env, want)
 	}
