@@ -51,8 +51,11 @@ func logHooks(t testing.TB) []*hooks.Hook {
 
 func engine(t testing.TB, sessionID, cwd string, hs ...*hooks.Hook) *hooks.Engine {
 	t.Helper()
+	// Hooks get ollm's environment by allow-list (docs/security.md, "The
+	// environment"): the fixtures' variables pass by name, as a user's
+	// hooks.allowEnv passes them.
 	e := hooks.New(hooks.NewRegistry(hs...), hooks.Options{Enabled: true, LogDir: t.TempDir(),
-		Session: hooks.Session{ID: sessionID, Cwd: cwd}})
+		Session: hooks.Session{ID: sessionID, Cwd: cwd}, AllowEnv: []string{"EVENT_LOG", "SYSTEM_MESSAGE"}})
 	t.Cleanup(func() { _ = e.Close() })
 	return e
 }
