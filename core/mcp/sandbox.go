@@ -31,6 +31,9 @@ func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(Spec) (sandbox.
 			decl = *d
 		}
 		p := sandbox.Resolve(decl, sandbox.ProcessDefault, env)
+		if s.Scope == schema.ScopeBuiltin || s.Scope == schema.ScopeUser || s.Scope == schema.ScopeDirectory {
+			p.AllowOwnFiles(env.OllmHome, append([]string{s.Config.Command}, s.Config.Args...))
+		}
 		if s.Extension != "" {
 			// its own .ollm/data/<name>, the one place under .ollm/ it writes
 			if err := p.AllowData(env.Workspace, sandbox.ExtensionData(env.Workspace, s.Extension)); err != nil {
