@@ -268,7 +268,7 @@ func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(*Hook) (sandbox
 		}
 		p := sandbox.Resolve(decl, sandbox.ProcessDefault, env)
 		if h.Scope == schema.ScopeBuiltin || h.Scope == schema.ScopeUser || h.Scope == schema.ScopeDirectory {
-			p.AllowOwnFiles(env.OllmHome, append([]string{h.Def.Command}, h.Def.Args...))
+			p.AllowOwnFiles(env, append([]string{h.Def.Command}, h.Def.Args...))
 		}
 		if h.Extension != "" {
 			// its own .ollm/data/<name>, the one place under .ollm/ it writes

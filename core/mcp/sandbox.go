@@ -32,7 +32,7 @@ func SandboxPolicy(profile schema.Sandbox, env sandbox.Env) func(Spec) (sandbox.
 		}
 		p := sandbox.Resolve(decl, sandbox.ProcessDefault, env)
 		if s.Scope == schema.ScopeBuiltin || s.Scope == schema.ScopeUser || s.Scope == schema.ScopeDirectory {
-			p.AllowOwnFiles(env.OllmHome, append([]string{s.Config.Command}, s.Config.Args...))
+			p.AllowOwnFiles(env, append([]string{s.Config.Command}, s.Config.Args...))
 		}
 		if s.Extension != "" {
 			// its own .ollm/data/<name>, the one place under .ollm/ it writes

@@ -50,10 +50,10 @@ func TestAllowOwnFilesGrantsOnlyTheScriptsDirectory(t *testing.T) {
 		run := func(read string, argv ...string) string {
 			t.Helper()
 			p := sandbox.Resolve(schema.Sandbox{}, sandbox.ProcessDefault, env)
-			p.AllowOwnFiles(home, argv)
+			p.AllowOwnFiles(env, argv)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir = b.WS
-			cmd.Env = append(os.Environ(), "READ="+read)
+			cmd.Env = append(os.Environ(), "READ="+read, "HOME="+b.Home)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := sandbox.Wrap(cmd, p); err != nil {
@@ -75,6 +75,32 @@ func TestAllowOwnFilesGrantsOnlyTheScriptsDirectory(t *testing.T) {
 		// A script right in $OLLM_HOME is readable alone.
 		if out := run(filepath.Join(home, "profile.cue"), "sh", filepath.Join(home, "top.sh")); !strings.Contains(out, "ran-top") || strings.Contains(out, "SECRET") {
 			t.Errorf("inside=%v: a script in $OLLM_HOME itself: %q", inside, out)
+		}
+		// In $HOME: Claude Code's user hooks in ~/.claude/hooks read their
+		// directory; the credentials beside it and ~/.ssh stay hidden, even
+		// named on the command line.
+		for name, body := range map[string]string{
+			".claude/hooks/no-force.sh": "cat \"$READ\" 2>/dev/null; echo ran-claude\n",
+			".claude/hooks/lib.txt":     "CLAUDE-LIB-READABLE\n",
+			".claude/.credentials.json": "SECRET-CLAUDE-CREDENTIALS\n",
+			".ssh/id_ed25519":           "SECRET-SSH-KEY\n",
+		} {
+			p := filepath.Join(b.Home, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if out := run(filepath.Join(b.Home, ".claude", "hooks", "lib.txt"), "sh", "-c", "sh ~/.claude/hooks/no-force.sh"); !strings.Contains(out, "ran-claude") || !strings.Contains(out, "CLAUDE-LIB-READABLE") {
+			t.Errorf("inside=%v: a Claude user hook cannot read its directory: %q", inside, out)
+		}
+		for _, secret := range []string{".claude/.credentials.json", ".ssh/id_ed25519"} {
+			full := filepath.Join(b.Home, secret)
+			if out := run(full, "sh", "-c", "sh ~/.claude/hooks/no-force.sh "+full); !strings.Contains(out, "ran-claude") || strings.Contains(out, "SECRET") {
+				t.Errorf("inside=%v: named on the command line, %s was read: %q", inside, secret, out)
+			}
 		}
 		// Naming a secret does not grant it.
 		if out := run("", "sh", "-c", "cat "+filepath.Join(home, "tokens", "srv.json")+"; echo done"); strings.Contains(out, "SECRET") {

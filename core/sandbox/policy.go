@@ -250,14 +250,15 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 	return p
 }
 
-// hides is p.Hide with each hidden directory that holds a read path (an
-// extension's own directory in a hidden $OLLM_HOME) replaced by its
-// entries but the way down to that path.
+// hides is p.Hide with each hidden directory that holds a read or write
+// path (an extension's own directory in a hidden $OLLM_HOME, the private
+// build cache in a hidden $HOME) replaced by its entries but the way down
+// to that path.
 func hides(p Policy) []string {
 	var out []string
 	for _, h := range p.Hide {
 		var keep []string
-		for _, r := range p.Read {
+		for _, r := range append(slices.Clone(p.Read), p.Write...) {
 			if within(r, h) && r != h {
 				keep = append(keep, r)
 			}
