@@ -172,7 +172,7 @@ func New(reg *Registry, opts Options) *Engine {
 	ctx, cancel := context.WithCancel(context.Background())
 	env := os.Environ()
 	return &Engine{
-		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.Environ(env, opts.AllowEnv), baseSecrets: secrets.FromEnv(env),
+		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.ApprovedEnviron(env, opts.AllowEnv), baseSecrets: secrets.FromEnv(env),
 		ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 		commands: map[string]*Command{}, tools: map[string]*ExtTool{},

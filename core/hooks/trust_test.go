@@ -251,3 +251,39 @@ func TestApprovalCoversWhatTheScriptRuns(t *testing.T) {
 		})
 	}
 }
+
+// A Python hook that imports a module beside it keeps its approval after
+// its first run: hooks get PYTHONDONTWRITEBYTECODE=1, so no __pycache__
+// appears in the directory its approval covers.
+func TestPythonHookKeepsItsApproval(t *testing.T) {
+	ws := t.TempDir()
+	for name, body := range map[string]string{
+		"pyhooks/guard.py": "import sys\nimport pylib\nsys.stdin.read()\npylib.mark()\nprint('{}')\n",
+		"pyhooks/pylib.py": "def mark():\n    open('ran', 'a').write('x')\n",
+	} {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	approvals := FileApprovals{Path: filepath.Join(t.TempDir(), "trusted-hooks.json"), By: "tester"}
+	h := &Hook{Name: "guard", Event: BeforeTool, Scope: schema.ScopeWorkspace, Root: ws, Dir: ws,
+		Def: schema.Hook{Name: "guard", Command: "python3", Args: []string{"pyhooks/guard.py"}}}
+	data := map[string]any{"tool_name": "shell"}
+	e := newEngine(t, Options{Approvals: approvals, Approve: func(context.Context, ApprovalRequest) (bool, error) { return true, nil }}, h)
+	emit(t, e, BeforeTool, data)
+	e = newEngine(t, Options{Approvals: approvals}, h)
+	out := emit(t, e, BeforeTool, data)
+	if len(out.Notices) != 0 {
+		t.Errorf("notices = %q", out.Notices)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "ran")); string(got) != "xx" {
+		t.Errorf("the hook ran %d times, want 2 (the second without a new approval)", len(got))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pyhooks", "__pycache__")); err == nil {
+		t.Error("the hook wrote __pycache__ into its approved directory")
+	}
+}

@@ -71,7 +71,7 @@ func ExpandServer(name string, cfg Config, parent []string, settingsEnv, vars ma
 	}
 	x.URL = expand("url", cfg.URL)
 	x.Headers = expandMap(cfg.Headers, "headers", expand)
-	x.Env = mergeEnv(sandbox.Environ(parent, nil), settingsEnv, expandMap(cfg.Env, "env", expand))
+	x.Env = mergeEnv(sandbox.ApprovedEnviron(parent, nil), settingsEnv, expandMap(cfg.Env, "env", expand))
 	return x
 }
 

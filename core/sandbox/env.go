@@ -72,6 +72,20 @@ func Environ(parent, allow []string) []string {
 	return out
 }
 
+// ApprovedEnviron is Environ for hooks and MCP servers, code whose
+// approval covers the directories it runs from (a change asks again): it
+// also sets PYTHONDONTWRITEBYTECODE=1 unless parent or allow passes it,
+// so a Python hook or server does not write __pycache__ into those
+// directories on its first run and lose its approval (a .pyc is hashed
+// like the source: a planted one would run instead of it).
+func ApprovedEnviron(parent, allow []string) []string {
+	out := Environ(parent, allow)
+	if !slices.ContainsFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "PYTHONDONTWRITEBYTECODE=") }) {
+		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
+	}
+	return out
+}
+
 func inBase(name string) bool {
 	_, found := slices.BinarySearch(BaseEnv, name)
 	return found
