@@ -55,8 +55,9 @@ func TestExpandServer(t *testing.T) {
 		t.Errorf("url %q headers %v", x.URL, x.Headers)
 	}
 	// ollm's environment by allow-list (BIN_DIR and SECRET stay back),
-	// then the settings, then the server's env, expanded against all of it.
-	want := []string{"API_KEY=s3", "FROM_SETTING=v", "MODE=prod", "PATH=/bin"}
+	// then the settings, then the server's env, expanded against all of it;
+	// no bytecode written into the directories its approval covers.
+	want := []string{"API_KEY=s3", "FROM_SETTING=v", "MODE=prod", "PATH=/bin", "PYTHONDONTWRITEBYTECODE=1"}
 	if !reflect.DeepEqual(x.Env, want) {
 		t.Errorf("env %q, want %q", x.Env, want)
 	}
