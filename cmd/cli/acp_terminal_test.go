@@ -456,3 +456,42 @@ func TestACPTerminalEnvByAllowList(t *testing.T) {
 		}
 	}
 }
+
+// A repository a command in the editor's terminal creates where there was
+// none is moved aside when it ends, as in ollm's own shell: the user's
+// git, run there afterwards outside any sandbox, does not run the
+// fsmonitor command the model planted (checked by a marker file).
+func TestACPTerminalNewGitDirIsHeld(t *testing.T) {
+	e, b, c, conn, sid := termSession(t)
+	marker := filepath.Join(outsideTemp(t, b.Outside), "PWNED")
+	plant := "mkdir -p vendor/x && git -C vendor/x init -q && git -C vendor/x config core.fsmonitor 'touch " + marker + "' && echo planted"
+	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": plant}))
+	e.srv.Reply(llmtest.Text("Done."))
+	c.answers = []string{"allow_once"}
+	pr, err := conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: sid, Prompt: text("plant a repository")})
+	if err != nil || pr.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", pr, err)
+	}
+	if len(c.created) != 1 {
+		t.Fatalf("terminals created: %+v", c.created)
+	}
+	var result string
+	for _, m := range e.srv.LastRequest().Messages {
+		if m.Role == "tool" {
+			result = m.Content
+		}
+	}
+	if !strings.Contains(result, "planted") || !strings.Contains(result, "vendor/x/.git: a new git repository the command created, moved aside to .git.held-by-ollm") {
+		t.Fatalf("tool result for the model: %q", result)
+	}
+	if _, err := os.Lstat(filepath.Join(b.WS, "vendor", "x", ".git")); !os.IsNotExist(err) {
+		t.Fatalf("vendor/x/.git is still there: %v", err)
+	}
+	git := exec.Command("git", "status")
+	git.Dir = filepath.Join(b.WS, "vendor", "x")
+	git.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+b.WS)
+	_, _ = git.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the user's git ran the command planted from the editor's terminal")
+	}
+}

@@ -83,6 +83,11 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 	sid := sdk.SessionId(s.id)
 	limit := terminalOutputLimit
 	missing := missingFiles(policy.Protect)
+	// A repository the command creates where there was none is moved
+	// aside when it ends, as the shell tool in ollm does (the kernel has
+	// no rule per name to stop it).
+	root := s.rt.Workspace.Root
+	gitBefore, _ := sandbox.GitDirsUnder(root, gitScanLimit)
 	created, err := s.a.conn.CreateTerminal(ctx, sdk.CreateTerminalRequest{SessionId: sid, Command: l.Path, Args: l.Args,
 		Env: env, Cwd: &l.Dir, OutputByteLimit: &limit})
 	if err != nil {
@@ -177,6 +182,13 @@ func (c terminalInvocation) Execute(ctx context.Context, out func(tool.Chunk)) (
 		forModel += "\n" + w
 		display += "\n" + w
 	}
+	if root != "" {
+		after, _ := sandbox.GitDirsUnder(root, gitScanLimit)
+		for _, h := range sandbox.HoldNewGitDirs(root, gitBefore, after) {
+			forModel += "\nwarning: " + h.String()
+			display += "\nwarning: " + h.String()
+		}
+	}
 	return tool.Result{ForModel: forModel, Display: display, Error: fail,
 		Data: map[string]any{"exitCode": code, "sandbox": policy.String(), "terminal": id}}, nil
 }
@@ -223,6 +235,9 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+// gitScanLimit bounds the directories looked at for a new .git.
+const gitScanLimit = 20000
 
 // missingFiles are the protected paths that do not exist: the sandbox
 // cannot mount them read-only.
