@@ -158,3 +158,24 @@ func TestExplainDenial(t *testing.T) {
 		}
 	}
 }
+
+// A directory shaped like a bare repository is a repository to git: one
+// the command created, with a work tree and an fsmonitor in its config,
+// would run the planted command when the user runs git status there. Its
+// HEAD is moved aside when the command ends.
+func TestShellSandboxNewBareRepositoryIsHeld(t *testing.T) {
+	f, outside, _ := sandboxFixture(t)
+	marker := filepath.Join(outside, "PWNED")
+	plant := "git init -q --bare evil && git -C evil config core.bare false && git -C evil config core.worktree .. && git -C evil config core.fsmonitor 'touch " + marker + "' && echo planted"
+	out := f.ok("shell", `{"command":"`+plant+`"}`)
+	if !strings.Contains(out, "planted") || !strings.Contains(out, "evil: a new directory shaped like a bare git repository the command created; its HEAD was moved aside to HEAD"+sandbox.HeldSuffix) {
+		t.Fatalf("the result does not say the repository was made harmless: %s", out)
+	}
+	git := exec.Command("git", "status")
+	git.Dir = filepath.Join(f.root, "evil")
+	git.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+f.root)
+	_, _ = git.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the user's git ran the command the sandboxed shell planted in a bare repository")
+	}
+}

@@ -149,6 +149,8 @@ func exists(p string) bool {
 }
 
 // GitDirsUnder lists the .git entries under root (root's own included),
+// and the HEAD of each directory shaped like a bare repository (HEAD,
+// objects/ and refs/ in it),
 // not descending into a .git, node_modules or a link, and stopping after
 // limit directories (complete is then false). A caller compares the lists
 // from before and after a sandboxed command: a .git created where there
@@ -168,14 +170,24 @@ func GitDirsUnder(root string, limit int) (found []string, complete bool) {
 		if err != nil {
 			return
 		}
+		var head, objects, refs bool
 		for _, e := range es {
 			p := filepath.Join(dir, e.Name())
 			switch {
 			case e.Name() == ".git":
 				found = append(found, p)
+			case e.Name() == "HEAD" && e.Type().IsRegular():
+				head = true
 			case e.IsDir() && e.Name() != "node_modules":
+				objects = objects || e.Name() == "objects"
+				refs = refs || e.Name() == "refs"
 				walk(p)
 			}
+		}
+		// A directory shaped like a repository is one to git (a bare
+		// repository): run there, git reads its config and hooks.
+		if head && objects && refs {
+			found = append(found, filepath.Join(dir, "HEAD"))
 		}
 	}
 	walk(root)

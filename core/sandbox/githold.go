@@ -20,6 +20,13 @@ type Held struct {
 
 // String is the line shown to the model and the user.
 func (h Held) String() string {
+	if filepath.Base(h.Path) == "HEAD" {
+		dir := filepath.Dir(h.Path)
+		if h.Err != nil {
+			return fmt.Sprintf("%s: a new directory shaped like a bare git repository the command created, NOT made harmless (%v): git run there would use its config and hooks outside any sandbox; remove it before you run git there", dir, h.Err)
+		}
+		return fmt.Sprintf("%s: a new directory shaped like a bare git repository the command created; its HEAD was moved aside to %s so git does not take it for a repository and run its config and hooks outside the sandbox; if you want it, check its config and hooks, then rename it back by hand (mv %s %s)", dir, filepath.Base(h.To), h.To, h.Path)
+	}
 	if h.Err != nil {
 		return fmt.Sprintf("%s: a new git repository the command created, NOT moved aside (%v): git would run its hooks and config outside any sandbox; remove it or check it (git -C %s config --list --local) before you run git there", h.Path, h.Err, filepath.Dir(h.Path))
 	}

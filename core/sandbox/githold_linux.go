@@ -13,7 +13,8 @@ import (
 
 func holdGitDir(root, g string) (string, error) {
 	rel, err := filepath.Rel(root, filepath.Dir(g))
-	if err != nil || strings.HasPrefix(rel, "..") || filepath.Base(g) != ".git" {
+	base := filepath.Base(g)
+	if err != nil || strings.HasPrefix(rel, "..") || (base != ".git" && base != "HEAD") {
 		return "", fmt.Errorf("%s is not under %s", g, root)
 	}
 	dir, err := unix.Open(root, unix.O_DIRECTORY|unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -32,11 +33,11 @@ func holdGitDir(root, g string) (string, error) {
 		}
 	}
 	for i := 0; i < 100; i++ {
-		name := ".git" + HeldSuffix
+		name := base + HeldSuffix
 		if i > 0 {
 			name += fmt.Sprintf("-%d", i)
 		}
-		err := unix.Renameat2(dir, ".git", dir, name, unix.RENAME_NOREPLACE)
+		err := unix.Renameat2(dir, base, dir, name, unix.RENAME_NOREPLACE)
 		if errors.Is(err, unix.EEXIST) {
 			continue
 		}
