@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -44,9 +45,8 @@ var BaseEnv = []string{
 
 // AgentEnv are the variables that reach the user's ssh-agent. They are
 // not in BaseEnv: the agent signs with the user's keys for whoever asks.
-// TODO(issue 25, the sandbox's ssh-agent grant): when a policy grants the
-// agent, its callers pass these in allow; until then only an allowEnv
-// that names them does.
+// Environ never passes them; a policy with SSHAgent gets ollm's own
+// values from Wrap and External (agentEnv), after the caller's filtering.
 var AgentEnv = []string{"SSH_AUTH_SOCK", "SSH_AGENT_PID"}
 
 // Environ builds the environment of a process ollm starts for the model,
@@ -84,6 +84,22 @@ func ApprovedEnviron(parent, allow []string) []string {
 		out = append(out, "PYTHONDONTWRITEBYTECODE=1")
 	}
 	return out
+}
+
+// agentEnv adds ollm's own AgentEnv values to env when p grants the
+// ssh-agent and env does not set them: Environ keeps them out of every
+// process, so the grant is what lets them through.
+func agentEnv(env []string, p Policy) []string {
+	if !p.SSHAgent {
+		return env
+	}
+	for _, k := range AgentEnv {
+		v, ok := os.LookupEnv(k)
+		if ok && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") }) {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 func inBase(name string) bool {

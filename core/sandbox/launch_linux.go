@@ -117,6 +117,7 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
+	cmd.Env = agentEnv(cmd.Env, p)
 	ns := sharedNamespaces(s)
 	if ownNamespaces {
 		ns = shared{}
@@ -424,6 +425,7 @@ func External(argv []string, dir string, env []string, p Policy) (Launch, error)
 			return Launch{}, err
 		}
 	}
+	env = agentEnv(env, p)
 	spec, err := encode(exe, p, s, shared{}, agentSockets(env))
 	if err != nil {
 		return Launch{}, err

@@ -141,6 +141,25 @@ func TestNetworkOffMeansOff(t *testing.T) {
 	if out, err := run(t, b, schema.Sandbox{Network: &on, SSHAgent: true}, agentEnv, "ssh-add", "-L"); err != nil || !strings.Contains(out, agent.Key) {
 		t.Errorf("sshAgent: true: ssh-add -L should list the agent's key (%v):\n%s", err, out)
 	}
+	// The grant lets ollm's own SSH_AUTH_SOCK through to a process whose
+	// environment went through the allow-list (which keeps it out).
+	t.Setenv("SSH_AUTH_SOCK", agent.Sock)
+	filtered := func(s schema.Sandbox) (string, error) {
+		cmd := exec.Command("ssh-add", "-L")
+		cmd.Dir = b.WS
+		cmd.Env = append(sandbox.Environ(os.Environ(), nil), "TMPDIR="+b.Tmp)
+		if err := sandbox.Wrap(cmd, sandbox.Resolve(s, sandbox.ShellDefault, b.Env())); err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := filtered(schema.Sandbox{Network: &on, SSHAgent: true}); err != nil || !strings.Contains(out, agent.Key) {
+		t.Errorf("sshAgent: true with the allow-listed environment: ssh-add -L should list the agent's key (%v):\n%s", err, out)
+	}
+	if out, err := filtered(schema.Sandbox{Network: &on}); err == nil || strings.Contains(out, agent.Key) {
+		t.Errorf("without sshAgent, the allow-listed environment reached the agent (%v):\n%s", err, out)
+	}
 	// The agent hides wherever SSH_AUTH_SOCK points, also when the
 	// command's environment does not name it (ollm's does).
 	t.Setenv("SSH_AUTH_SOCK", agent.Sock)
