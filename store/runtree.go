@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ollm/ollm/internal/shellword"
 )
 
 // This file is what an approval of a workspace hook or server covers: the
@@ -256,38 +258,13 @@ func (c *collector) word(w string, depth int) {
 		}
 		var args []string
 		for _, a := range call.Args {
-			if v, ok := litWord(a); ok {
+			if v, ok := shellword.Literal(a); ok {
 				args = append(args, v)
 			}
 		}
 		c.argv(args, depth+1)
 		return true
 	})
-}
-
-// litWord is a word's value after quote removal when it is made of
-// literal parts only.
-func litWord(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				lit, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
-				}
-				b.WriteString(lit.Value)
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
 }
 
 func notPathRune(r rune) bool {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/ollm/ollm/internal/shellword"
 )
 
 // gitAdds is what the `git add` commands of a command line stage before
@@ -145,24 +147,6 @@ func pathspecMatch(pattern, abs string) bool {
 // literal is the value of a word made of plain text and quotes only, ""
 // for one with expansions ("$f", $(cmd)).
 func literal(w *syntax.Word) string {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return ""
-		}
-	}
-	return b.String()
+	v, _ := shellword.Literal(w)
+	return v
 }
