@@ -109,11 +109,12 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	missing := e.missingTrustFiles()
 	gitBefore, scanGit := e.gitDirs()
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	proc, err := sandbox.Start(cmd)
+	if err != nil {
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
 	}
 	stop := watchdog(ctx, cmd, idle, activity)
-	waitErr := cmd.Wait()
+	waitErr := proc.Wait()
 	idled := stop()
 	killGroup(cmd) // stragglers left in the background by the command
 	r := shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)

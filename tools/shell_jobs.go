@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 )
 
@@ -88,14 +89,15 @@ func (e *env) startJob(p shellParams, dir string) tool.Result {
 	e.jobs.jobs[j.id] = j
 	e.jobs.mu.Unlock()
 	cmd.Stdout, cmd.Stderr = j, j
-	if err := cmd.Start(); err != nil {
+	proc, err := sandbox.Start(cmd)
+	if err != nil {
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
 	}
 	j.mu.Lock()
 	j.killFn = func() { killGroup(cmd) }
 	j.mu.Unlock()
 	go func() {
-		err := cmd.Wait()
+		err := proc.Wait()
 		j.mu.Lock()
 		j.done, j.code, j.stopErr = true, cmd.ProcessState.ExitCode(), err
 		j.mu.Unlock()

@@ -198,7 +198,7 @@ func sandboxExec(o *SandboxOptions, r *schema.Resolved, p sandbox.Policy) error 
 		root = ws.Root
 		before, _ = sandbox.GitDirsUnder(root, gitScanLimit)
 	}
-	err := c.Run()
+	err := runStarted(c)
 	if root != "" {
 		after, _ := sandbox.GitDirsUnder(root, gitScanLimit)
 		for _, h := range sandbox.HoldNewGitDirs(root, before, after) {
@@ -234,4 +234,13 @@ func printSandbox(w io.Writer, rep sandboxReport) {
 		fmt.Fprintf(w, "cache:    %s (GOCACHE, GOMODCACHE, npm_config_cache, CARGO_HOME, ... point here)\n", p.Cache)
 	}
 	fmt.Fprintf(w, "hidden:   the rest of your home; all of $OLLM_HOME (ollm sandbox --explain PATH says why)\n")
+}
+
+// runStarted runs c as ollm starts its sandboxed processes (sandbox.Start).
+func runStarted(c *exec.Cmd) error {
+	p, err := sandbox.Start(c)
+	if err != nil {
+		return err
+	}
+	return p.Wait()
 }

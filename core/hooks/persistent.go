@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ollm/ollm/core/sandbox"
 )
 
 // PersistentOptions tune persistent hooks.
@@ -59,6 +61,7 @@ type persistentProc struct {
 // conn is one running process speaking newline-delimited JSON.
 type conn struct {
 	cmd  *exec.Cmd
+	proc *sandbox.Process // what Start started: Wait it, not cmd
 	pgid int
 	in   *os.File
 	wmu  sync.Mutex // one writer per process
@@ -233,7 +236,7 @@ func (p *persistentProc) start() (*conn, error) {
 		cmd.Stderr, cmd.WaitDelay = stderr, e.opts.Grace
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
+	proc, err := sandbox.Start(cmd)
 	inR.Close()
 	outW.Close()
 	if err != nil && logf != nil {
@@ -244,7 +247,7 @@ func (p *persistentProc) start() (*conn, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start persistent hook %s: %w", h.QualifiedName(), err)
 	}
-	c := &conn{cmd: cmd, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
+	c := &conn{cmd: cmd, proc: proc, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
 		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame}
 	if logf != nil {
 		c.closeLog = func() { _ = stderr.Close(); _ = logf.Close() }
@@ -384,7 +387,7 @@ func (c *conn) readLoop(r *os.File, max int) {
 		}
 	}
 	_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
-	_ = c.cmd.Wait()
+	_ = c.proc.Wait()
 	if c.closeLog != nil {
 		c.closeLog()
 	}

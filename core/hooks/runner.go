@@ -77,8 +77,9 @@ func runProcess(ctx context.Context, s runSpec) RunOutput {
 	if s.Confine != nil {
 		err = s.Confine(cmd)
 	}
+	var proc *sandbox.Process
 	if err == nil {
-		err = cmd.Start()
+		proc, err = sandbox.Start(cmd)
 	}
 	p.closeChildEnds()
 	if err != nil {
@@ -90,7 +91,7 @@ func runProcess(ctx context.Context, s runSpec) RunOutput {
 	stdout := readCapped(p.outR, s.MaxStdout, nil, 0)
 	stderr := readCapped(p.errR, stderrKeep, s.Log, stderrLogMax)
 	out.TimedOut, out.Err = supervise(ctx, cmd.Process.Pid, s.Timeout, s.Grace)
-	_ = cmd.Wait()
+	_ = proc.Wait()
 	out.ExitCode = cmd.ProcessState.ExitCode()
 	p.finish()
 	so, se := <-stdout, <-stderr

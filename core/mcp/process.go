@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ollm/ollm/core/sandbox"
 )
 
 // Grace periods of the shutdown sequence: close stdin and wait (the
@@ -58,21 +60,21 @@ func startProcess(command string, args, env []string, dir string, stderr io.Writ
 	if err != nil {
 		return nil, err
 	}
-	stdin, err := cmd.StdinPipe()
+	in, stdin, err := os.Pipe()
 	if err != nil {
 		_, _ = stdout.Close(), w.Close()
 		return nil, err
 	}
-	cmd.Stdout = w
-	err = cmd.Start()
-	_ = w.Close() // the child holds its copy; EOF comes when it (and its children) close it
+	cmd.Stdin, cmd.Stdout = in, w
+	proc, err := sandbox.Start(cmd)
+	_, _ = w.Close(), in.Close() // the child holds its copies; EOF comes when it (and its children) close them
 	if err != nil {
-		_ = stdout.Close()
+		_, _ = stdout.Close(), stdin.Close()
 		return nil, startError(command, err)
 	}
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, done: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
+		p.err = proc.Wait()
 		close(p.done)
 	}()
 	return p, nil

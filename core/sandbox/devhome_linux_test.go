@@ -25,10 +25,8 @@ func devRun(t *testing.T, b *sandboxtest.Box, env sandbox.Env, argv ...string) (
 	if err := sandbox.Wrap(cmd, sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, env)); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	out, err := sandbox.CombinedForTest(cmd)
+	return string(out), err
 }
 
 // No credential of a developer's home is readable, by name or by a search
@@ -307,7 +305,7 @@ func TestGitDirsCannotBeReplacedOrEdited(t *testing.T) {
 		if err := sandbox.Wrap(c, sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, wenv)); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := c.CombinedOutput(); err == nil {
+		if out, err := sandbox.CombinedForTest(c); err == nil {
 			t.Errorf("worktree %s: succeeded: %s", name, out)
 		}
 	}
@@ -320,7 +318,7 @@ func TestGitDirsCannotBeReplacedOrEdited(t *testing.T) {
 	if err := sandbox.Wrap(c, sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, wenv)); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := c.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "2" {
+	if out, err := sandbox.CombinedForTest(c); err != nil || strings.TrimSpace(string(out)) != "2" {
 		t.Errorf("commit in the worktree: %v %s", err, out)
 	}
 
@@ -376,7 +374,7 @@ func TestExplainAgreesWithTheKernel(t *testing.T) {
 			if err := sandbox.Wrap(c, p); err != nil {
 				t.Fatal(err)
 			}
-			return c.Run() == nil
+			return sandbox.RunForTest(c) == nil
 		}
 		read, write := run(`cat "$1" >/dev/null`), run(`: >> "$1"`)
 		if read != (v.Access != sandbox.AccessHidden) || write != (v.Access == sandbox.AccessWritable) {

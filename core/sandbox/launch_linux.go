@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,36 @@ func Wrap(cmd *exec.Cmd, p Policy) error {
 		namespaces(cmd, !p.Network)
 	}
 	return nil
+}
+
+// inProcess lets Start spawn sandboxed commands itself (ollm_spawn);
+// false makes it use the trampoline, which benchmarks compare.
+var inProcess = true
+
+// spawnable returns the policy of a command Wrap sandboxed that Start can
+// spawn in one step: ollm's shared namespaces (nothing clone must create)
+// and no process attribute but the session Wrap asked for.
+func spawnable(cmd *exec.Cmd) (string, bool) {
+	if !inProcess || !spawnLinked || cmd.Path != "/proc/self/exe" || cmd.Process != nil || cmd.Err != nil {
+		return "", false
+	}
+	spec, ok := specOf(cmd)
+	if !ok {
+		return "", false
+	}
+	if a := cmd.SysProcAttr; a != nil && !reflect.DeepEqual(*a, syscall.SysProcAttr{Setsid: a.Setsid}) {
+		return "", false
+	}
+	for _, line := range strings.Split(spec, "\n") {
+		switch line {
+		case "M", "L", "U", "E", "k": // namespaces clone makes; another launcher's lines
+			return "", false
+		}
+		if strings.HasPrefix(line, "A\t") {
+			return "", false
+		}
+	}
+	return spec, true
 }
 
 // newSession starts the process in a session of its own, which has no

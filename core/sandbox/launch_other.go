@@ -55,3 +55,10 @@ var ExecArgs = []string{"acp", "terminal-exec"}
 func External(argv []string, dir string, env []string, p Policy) (Launch, error) {
 	return Launch{}, fmt.Errorf("%w: %s", ErrUnavailable, Probe().Reason)
 }
+
+// spawnable: Start always uses exec.Cmd off Linux.
+func spawnable(cmd *exec.Cmd) (string, bool) { return "", false }
+
+const envKey = "_OLLM_SANDBOX"
+
+func withoutKey(env []string) []string { return env }

@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,10 +23,8 @@ func run(t *testing.T, b *sandboxtest.Box, s schema.Sandbox, env []string, argv 
 	if err := sandbox.Wrap(cmd, sandbox.Resolve(s, sandbox.ShellDefault, b.Env())); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	out, err := sandbox.CombinedForTest(cmd)
+	return string(out), err
 }
 
 // probes tries every way out a program has, one line each:
@@ -151,7 +148,7 @@ func TestNetworkOffMeansOff(t *testing.T) {
 		if err := sandbox.Wrap(cmd, sandbox.Resolve(s, sandbox.ShellDefault, b.Env())); err != nil {
 			t.Fatal(err)
 		}
-		out, err := cmd.CombinedOutput()
+		out, err := sandbox.CombinedForTest(cmd)
 		return string(out), err
 	}
 	if out, err := filtered(schema.Sandbox{Network: &on, SSHAgent: true}); err != nil || !strings.Contains(out, agent.Key) {

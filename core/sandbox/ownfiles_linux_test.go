@@ -59,7 +59,7 @@ func TestAllowOwnFilesGrantsOnlyTheScriptsDirectory(t *testing.T) {
 			if err := sandbox.Wrap(cmd, p); err != nil {
 				t.Fatal(err)
 			}
-			_ = cmd.Run()
+			_ = sandbox.RunForTest(cmd)
 			return out.String()
 		}
 		guard := filepath.Join(home, "hooks", "guard.sh")

@@ -85,7 +85,11 @@ func TestTerminalHelper(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	run := cmd.Run
+	if os.Getenv("_OLLM_TTY_SANDBOX") == "wrap" {
+		run = func() error { return sandbox.RunForTest(cmd) }
+	}
+	if err := run(); err != nil {
 		t.Fatal(err)
 	}
 	n, err := unix.IoctlGetInt(0, unix.TIOCINQ)

@@ -1,0 +1,11 @@
+//go:build !linux || !cgo
+
+package sandbox
+
+import "errors"
+
+const spawnLinked = false
+
+func spawn(spec, dir string, argv, envp []string, fds []int) (int, error) {
+	return 0, errors.New("sandbox: no in-process spawn on this platform")
+}
