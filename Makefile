@@ -18,12 +18,20 @@ install:
 deps: $(NPM_DIR)/.installed sys-deps
 
 # sys-deps installs the Debian packages tests drive for real: tmux (the TUI
-# test in a real terminal). It does nothing when they are present.
+# test in a real terminal), openssh-client (ssh-agent, the sandbox's agent
+# test) and procps (pgrep). It does nothing when they are present, and says
+# what it installs and with which command before it does: never silently,
+# never a sudo the user did not see coming.
+SYS_DEPS := tmux:tmux ssh-agent:openssh-client pgrep:procps
 sys-deps:
-	@command -v tmux >/dev/null 2>&1 || { \
-		echo "installing tmux (needed by the TUI terminal test)"; \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq tmux; }
+	@missing=; for d in $(SYS_DEPS); do \
+		command -v $${d%%:*} >/dev/null 2>&1 || missing="$$missing $${d#*:}"; done; \
+	[ -z "$$missing" ] && exit 0; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "make sys-deps: the tests need these packages, and this machine has no apt-get: install them yourself:$$missing"; exit 1; fi; \
+	SUDO=$$( [ "$$(id -u)" = 0 ] || echo "sudo " ); \
+	echo "make sys-deps: installing$$missing (needed by the tests) with: $${SUDO}apt-get install -y$$missing"; \
+	$${SUDO}apt-get update -qq && $${SUDO}apt-get install -y -qq $$missing
 
 $(NPM_DIR)/.installed: Makefile
 	mkdir -p $(NPM_DIR)

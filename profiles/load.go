@@ -50,7 +50,7 @@ type TeamFile struct {
 
 // cacheVersion changes whenever the resolution logic changes, so an old
 // cache entry is never read by a new binary.
-const cacheVersion = "ollm-resolved-4"
+const cacheVersion = "ollm-resolved-5"
 
 // Load resolves the profile. A *Error means the profile layers are invalid
 // (exit status 2); problems with single extensions are in
@@ -203,6 +203,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 			return nil, nil, err
 		}
 	}
+	composeDefaults(layers)
 	r.ServerScopes = serverScopes(layers)
 	r.ModeScope = firstSetter(layers, "policy", "mode")
 	r.DefaultActionScope = firstSetter(layers, "policy", "defaultAction")

@@ -60,7 +60,7 @@ func TestUnapprovedWorkspaceSandboxRequired(t *testing.T) {
 		want bool
 	}{
 		{"sandbox: required: true\n", false, true},
-		{"sandbox: required: false\n", true, false},
+		{"sandbox: required: false\n", false, false}, // the builtin's own value
 		{"sandbox: shell: preset: \"read-only\"\n", false, false},
 		{"sandbox: shell: network: false\n", false, false},
 	} {

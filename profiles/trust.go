@@ -27,6 +27,9 @@ type trustClass struct {
 	kind   string
 	unless []string // literal values that do not widen
 	atMost *float64 // numbers at most this (the schema default) do not widen
+	// builtin is the schema's default as a literal (literalText), "" when
+	// it has none: a layer restating it changes nothing.
+	builtin string
 }
 
 // classTable maps schema paths to classes. Paths join field names with
@@ -119,7 +122,7 @@ func readClass(v cue.Value) (trustClass, bool, error) {
 	if err != nil {
 		return trustClass{}, false, err
 	}
-	cls := trustClass{kind: kind}
+	cls := trustClass{kind: kind, builtin: defaultText(v)}
 	switch kind {
 	case classNeutral, classNarrow, classWiden:
 	default:
@@ -268,10 +271,23 @@ func (g *gate) list(f *ast.Field, sp, fp string) bool {
 	return true
 }
 
-// widens says why v widens under the class, or "" when it does not.
+// widens says why v widens under the class, or "" when it does not. A
+// literal equal to the schema's default does not widen, nor does a
+// disjunction with one default (*x | ...) whose default does not: its
+// other alternatives only admit what another layer sets concretely (the
+// user's own choice), and never add a value the schema refuses.
 func (c trustClass) widens(v ast.Expr) string {
 	switch c.kind {
 	case classNeutral, classNarrow:
+		return ""
+	}
+	if p, ok := v.(*ast.ParenExpr); ok {
+		return c.widens(p.X)
+	}
+	if d, ok := onlyDefault(v); ok {
+		return c.widens(d)
+	}
+	if t, ok := literalText(v); ok && c.builtin != "" && t == c.builtin {
 		return ""
 	}
 	lit, isLit := v.(*ast.BasicLit)
@@ -300,6 +316,90 @@ func (c trustClass) widens(v ast.Expr) string {
 		return "only " + strings.Join(c.unless, " or ") + " apply before approval"
 	}
 	return "it widens what runs, reads, sends or is allowed"
+}
+
+// onlyDefault is the x of a disjunction with exactly one default (*x),
+// and false for anything else.
+func onlyDefault(v ast.Expr) (ast.Expr, bool) {
+	var terms []ast.Expr
+	var collect func(e ast.Expr)
+	collect = func(e ast.Expr) {
+		switch x := e.(type) {
+		case *ast.BinaryExpr:
+			if x.Op == token.OR {
+				collect(x.X)
+				collect(x.Y)
+				return
+			}
+		case *ast.ParenExpr:
+			if b, ok := x.X.(*ast.BinaryExpr); ok && b.Op == token.OR {
+				collect(b)
+				return
+			}
+		}
+		terms = append(terms, e)
+	}
+	for p, ok := v.(*ast.ParenExpr); ok; p, ok = v.(*ast.ParenExpr) {
+		v = p.X
+	}
+	if b, ok := v.(*ast.BinaryExpr); !ok || b.Op != token.OR {
+		return nil, false
+	}
+	collect(v)
+	var def ast.Expr
+	for _, t := range terms {
+		if u, ok := t.(*ast.UnaryExpr); ok && u.Op == token.MUL {
+			if def != nil {
+				return nil, false
+			}
+			def = u.X
+		}
+	}
+	return def, def != nil
+}
+
+// literalText is a scalar literal's value as text: a string unquoted, a
+// number in Go's %g form, a bool as true or false.
+func literalText(v ast.Expr) (string, bool) {
+	lit, ok := v.(*ast.BasicLit)
+	if !ok {
+		return "", false
+	}
+	switch lit.Kind {
+	case token.STRING:
+		s, err := literalString(lit)
+		return s, err == nil
+	case token.INT, token.FLOAT:
+		n, err := strconv.ParseFloat(strings.ReplaceAll(lit.Value, "_", ""), 64)
+		return strconv.FormatFloat(n, 'g', -1, 64), err == nil
+	case token.TRUE, token.FALSE:
+		return lit.Value, true
+	}
+	return "", false
+}
+
+// defaultText is the default of a schema field as literalText renders
+// it, or "" when the field has no scalar default.
+func defaultText(v cue.Value) string {
+	d, ok := v.Default()
+	if !ok || !d.IsConcrete() {
+		return ""
+	}
+	switch d.Kind() {
+	case cue.StringKind:
+		s, _ := d.String()
+		return s
+	case cue.IntKind, cue.FloatKind:
+		f, err := d.Float64()
+		if err != nil {
+			return ""
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	case cue.BoolKind:
+		b, _ := d.Bool()
+		return strconv.FormatBool(b)
+	}
+	return ""
 }
 
 func literalString(lit *ast.BasicLit) (string, error) {

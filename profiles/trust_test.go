@@ -368,3 +368,43 @@ mcp: servers: local: {command: "./bin/server", args: ["-y", "@scope/pkg", "--roo
 }
 
 func cuePath(s string) cue.Path { return cue.ParsePath(s) }
+
+// What `ollm profile init` and the examples write: defaults (*x | type)
+// and values equal to the builtin's. They widen nothing, so nothing is
+// held; a default that widens is held like the plain value, and so is a
+// disjunction whose default is not single (none, or two).
+func TestDefaultsEqualToTheBuiltinAreNotHeld(t *testing.T) {
+	for _, tc := range []struct {
+		src, held string
+		action    string // the policy.defaultAction that applies
+	}{
+		{`model: provider: "ollama"`, "", "ask"},
+		{`model: {provider: *"ollama" | "openai", name: *"qwen3:8b" | string}`, "", "ask"},
+		{`policy: defaultAction: *"ask" | "allow" | "deny"`, "", "ask"},
+		{`policy: defaultAction: (*"deny" | "allow")`, "", "deny"},
+		{`hooks: timeout: *30000 | int`, "", "ask"},
+		{`tools: shell: timeout: *60000 | int`, "", "ask"},
+		{`extensions: autoEnable: true`, "", "ask"},
+		{`model: provider: "openai"`, "model.provider", "ask"},
+		{`model: provider: *"openai" | "ollama"`, "model.provider", "ask"},
+		{`policy: defaultAction: *"allow" | "ask"`, "policy.defaultAction", "ask"},
+		{`policy: defaultAction: "ask" | "allow"`, "policy.defaultAction", "ask"},
+		{`policy: defaultAction: *"ask" | *"allow"`, "policy.defaultAction", "ask"},
+		{`hooks: timeout: *10000 | int`, "hooks.timeout", "ask"},
+		{`tools: shell: timeout: *999999 | int`, "tools.shell.timeout", "ask"},
+	} {
+		e := newEnv(t)
+		e.write("ws/ollm.cue", tc.src+"\n")
+		r, err := Load(gatedOpts(e))
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		if got := strings.Join(heldFields(r), " "); got != tc.held {
+			t.Errorf("%s: held %q, want %q", tc.src, got, tc.held)
+		}
+		if got := r.Profile.Policy.DefaultAction; got != tc.action {
+			t.Errorf("%s: defaultAction %q, want %q", tc.src, got, tc.action)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func TestACPAdditionalDirectories(t *testing.T) {
 	e.srv.Reply(llmtest.ToolCall("shell", map[string]any{"command": strings.Join([]string{
 		"echo sh > " + filepath.Join(other, "sh.txt") + " && echo shell-wrote",
 		"(echo x > " + filepath.Join(other, ".git", "hooks", "pre-commit") + ") 2>/dev/null || echo hooks-refused",
-		"(echo y > " + filepath.Join(outsideTemp(t, b.Outside), "sh.txt") + ") 2>/dev/null || echo outside-refused",
+		"(echo y > " + filepath.Join(outsideTemp(t, b), "sh.txt") + ") 2>/dev/null || echo outside-refused",
 	}, "; ")}))
 	e.srv.Reply(llmtest.Text("Done."))
 	if pr, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: text("use the other directory")}); err != nil || pr.StopReason != sdk.StopReasonEndTurn {

@@ -186,11 +186,17 @@ func toolTerminal(ups []sdk.SessionNotification, id sdk.ToolCallId) string {
 	return out
 }
 
-// outsideTemp is dir, or, when dir lies under one of the temporary
-// directories every sandboxed shell may write (a checkout under /tmp), a
-// new directory in the user's home: the shell's policy is the real one
-// here, not the test box's.
-func outsideTemp(t *testing.T, dir string) string {
+// outsideTemp is a directory outside the box's workspace that the
+// shell's real policy (not the test box's) keeps from a sandboxed write:
+// b.Outside, or, when the checkout lies under one of the temporary
+// directories every sandboxed shell may write (/tmp), a new directory in
+// the user's home, or, when that home is under /tmp too (a fresh CI
+// machine), the box's $OLLM_HOME itself, which the sandbox covers with an
+// empty read-only mount wherever a writable directory holds it
+// (sandbox.hidden). Not the box's home: with the private build cache in
+// it, only its entries are covered and a new file in it can be written
+// (docs/notes/start.md).
+func outsideTemp(t *testing.T, b *sandboxtest.Box) string {
 	t.Helper()
 	underTemp := func(p string) bool {
 		for _, tmp := range []string{"/tmp", "/var/tmp", "/dev/shm", os.Getenv("TMPDIR")} {
@@ -200,12 +206,12 @@ func outsideTemp(t *testing.T, dir string) string {
 		}
 		return false
 	}
-	if !underTemp(dir) {
-		return dir
+	if !underTemp(b.Outside) {
+		return b.Outside
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || underTemp(home) {
-		t.Fatalf("the checkout (%s) and the home (%q) are both under a temporary directory every sandboxed shell may write: run the tests from a checkout outside /tmp", dir, home)
+		return b.OllmHome
 	}
 	out, err := os.MkdirTemp(home, ".ollm-test-outside-")
 	if err != nil {
@@ -265,7 +271,7 @@ func termSession(t *testing.T) (*sessionEnv, *sandboxtest.Box, *termClient, *acp
 func TestACPShellInTheEditorsTerminal(t *testing.T) {
 	e, b, c, conn, sid := termSession(t)
 	ctx := context.Background()
-	outside := outsideTemp(t, b.Outside)
+	outside := outsideTemp(t, b)
 	command := strings.Join([]string{
 		"echo in-ws > made.txt && cat made.txt",
 		"(echo x > $HOME/.ssh/x) 2>/dev/null || echo ssh-refused",
@@ -383,7 +389,7 @@ func TestACPTerminalIdleTimeoutAndDenial(t *testing.T) {
 	if _, err := conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
-	outside := filepath.Join(outsideTemp(t, b.Outside), "x")
+	outside := filepath.Join(outsideTemp(t, b), "x")
 	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": "echo started; exec sleep 60", "idleTimeout": 400}))
 	e.srv.Reply(llmtest.ToolCallWithID("sh-2", "shell", map[string]any{"command": "echo y > " + outside}))
 	e.srv.Reply(llmtest.Text("Done."))
@@ -463,7 +469,7 @@ func TestACPTerminalEnvByAllowList(t *testing.T) {
 // fsmonitor command the model planted (checked by a marker file).
 func TestACPTerminalNewGitDirIsHeld(t *testing.T) {
 	e, b, c, conn, sid := termSession(t)
-	marker := filepath.Join(outsideTemp(t, b.Outside), "PWNED")
+	marker := filepath.Join(outsideTemp(t, b), "PWNED")
 	plant := "mkdir -p vendor/x && git -C vendor/x init -q && git -C vendor/x config core.fsmonitor 'touch " + marker + "' && echo planted"
 	e.srv.Reply(llmtest.ToolCallWithID("sh-1", "shell", map[string]any{"command": plant}))
 	e.srv.Reply(llmtest.Text("Done."))

@@ -28,10 +28,11 @@ type ExtAddOptions struct {
 	Plugin  string
 	JSON    bool
 	Replace bool
+	OwnEdit ownEditFunc // approves what add writes (trust_apply.go)
 }
 
 func newCmdExtAdd(f *Factory) *cobra.Command {
-	opts := &ExtAddOptions{Deps: newResolveDeps(f), Getwd: f.Getwd}
+	opts := &ExtAddOptions{Deps: newResolveDeps(f), Getwd: f.Getwd, OwnEdit: newOwnEdit(f)}
 	cmd := &cobra.Command{
 		Use:   "add <git-url>[@ref]",
 		Short: "Add a git-sourced extension to ollm.cue, lock it and apply",
@@ -129,6 +130,10 @@ func extAddRun(opts *ExtAddOptions) error {
 		return err
 	}
 	defer unlock()
+	var own ownEdit
+	if opts.OwnEdit != nil {
+		own = opts.OwnEdit(ws.Root)
+	}
 	restore, err := editProfile(ws, func(data []byte) ([]byte, error) {
 		if err := checkTaken(ws.Profile(), data, name, src, opts.Replace); err != nil {
 			return nil, err
@@ -150,7 +155,10 @@ func extAddRun(opts *ExtAddOptions) error {
 	if !opts.JSON {
 		fmt.Fprintf(opts.Deps.IO.Out, "added extension %s to %s\n", name, ws.Profile())
 	}
-	return opts.Deps.report(res, opts.JSON)
+	if err := opts.Deps.report(res, opts.JSON); err != nil {
+		return err
+	}
+	return own.approve(notesTo(opts.Deps.IO, opts.JSON), "ollm ext add")
 }
 
 // extAddSource is the source ollm.cue gets (a local path relative to the

@@ -37,10 +37,11 @@ type MCPEditOptions struct {
 	Headers   []string
 	User      bool
 	JSON      bool
+	OwnEdit   ownEditFunc // approves what a workspace edit writes (trust_apply.go)
 }
 
 func newMCPEditOptions(f *Factory) *MCPEditOptions {
-	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd,
+	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd, OwnEdit: newOwnEdit(f),
 		Validate: func() error { _, err := f.LoadFiles(); return err }}
 }
 
@@ -249,11 +250,18 @@ func (o *MCPEditOptions) edit(pf profileFiles, edit func([]byte) ([]byte, error)
 		return err
 	}
 	loadedBefore := o.Validate() == nil
+	var own ownEdit
+	if !o.User && o.OwnEdit != nil {
+		own = o.OwnEdit(filepath.Dir(path))
+	}
 	if err := store.WriteFile(path, data, store.PermShared); err != nil {
 		return err
 	}
 	verr := o.Validate()
-	if verr == nil || !loadedBefore {
+	if verr == nil {
+		return own.approve(notesTo(o.IO, o.JSON), "ollm mcp "+map[bool]string{true: "add", false: "remove"}[o.Command != "" || o.URL != ""])
+	}
+	if !loadedBefore {
 		return nil
 	}
 	if existed {

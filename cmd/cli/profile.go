@@ -291,10 +291,11 @@ type ProfileInitOptions struct {
 	Force     bool
 	Model     string
 	Workspace bool
+	OwnEdit   ownEditFunc // approves what init writes (trust_apply.go)
 }
 
 func newCmdProfileInit(f *Factory) *cobra.Command {
-	opts := &ProfileInitOptions{IO: f.IO, Dir: func() (string, error) {
+	opts := &ProfileInitOptions{IO: f.IO, OwnEdit: newOwnEdit(f), Dir: func() (string, error) {
 		dir := f.Global.Workspace
 		if dir == "" {
 			wd, err := f.Getwd()
@@ -338,9 +339,17 @@ func profileInitRun(opts *ProfileInitOptions) error {
 		model = "qwen3:8b"
 	}
 	content := strings.ReplaceAll(starterProfile, "{{model}}", model)
+	var own ownEdit
+	if opts.OwnEdit != nil {
+		own = opts.OwnEdit(dir)
+	}
 	if err := store.WriteFile(path, []byte(content), store.PermShared); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "wrote %s\nnext: edit it, then run `ollm profile validate` and `ollm profile apply`\n", path)
+	fmt.Fprintf(opts.IO.Out, "wrote %s\n", path)
+	if err := own.approve(opts.IO.Out, "ollm profile init"); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.Out, "next: edit it, then run `ollm profile validate` and `ollm profile apply`; after a hand edit, `ollm trust` reviews and approves it")
 	return nil
 }

@@ -4,21 +4,22 @@ package cli
 const starterProfile = `// ollm workspace profile. Commit this file and ollm.lock.
 //
 // It is unified with the builtin defaults and your user profile
-// ($OLLM_HOME/profile.cue). Two layers that set the same field to different
-// values are an error naming both places, so values set here cannot be
-// silently replaced. Durations are in milliseconds.
+// ($OLLM_HOME/profile.cue). Values written *x | type are defaults: any
+// layer may choose its own (your profile.cue picking another model wins).
+// A plain value is forced: another layer setting the field differently is
+// an error naming both places. Durations are in milliseconds.
 // Reference: docs/profile.md. Check it with: ollm profile validate
 version: 1
 
 model: {
-	provider: "ollama" // or "openai" for an OpenAI-compatible server
-	name:     "{{model}}"
+	provider: *"ollama" | "openai" // "openai" for an OpenAI-compatible server
+	name:     *"{{model}}" | string
 	// endpoint: "http://127.0.0.1:11434"
 }
 
 policy: {
 	// What happens when no rule matches: "allow", "deny" or "ask".
-	defaultAction: "ask"
+	defaultAction: *"ask" | "allow" | "deny"
 	rules: [
 		{tool: "read_file", action: "allow"},
 		{tool: "grep", action: "allow"},

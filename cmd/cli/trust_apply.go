@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/ollm/ollm/profiles"
 	"github.com/ollm/ollm/schema"
@@ -86,4 +88,107 @@ func joinNames(names []string) string {
 		s += n
 	}
 	return s
+}
+
+// ownEdit is a workspace's approval state before an ollm command the user
+// ran (profile init, ext add, mcp add, mcp remove) writes its files.
+type ownEdit struct {
+	lo       profiles.Options
+	approved bool               // approved at its digest, or it brought nothing
+	held     []schema.HeldValue // what an unapproved view held back before
+	by       string
+	now      func() time.Time
+}
+
+// ownEditFunc records the state of the workspace at root (the current
+// workspace when "") before a command writes it.
+type ownEditFunc func(root string) ownEdit
+
+func newOwnEdit(f *Factory) ownEditFunc {
+	return func(root string) ownEdit {
+		lo, err := f.ProfileOptions()
+		if root != "" {
+			home, herr := f.Home()
+			lo, err = profiles.Options{Home: home, Workspace: store.Workspace{Root: root}}, herr
+		}
+		if err != nil {
+			return ownEdit{}
+		}
+		e := beforeOwnEdit(lo)
+		e.by, e.now = approvedBy(f), f.Now
+		return e
+	}
+}
+
+// beforeOwnEdit records the approval state before the command writes.
+func beforeOwnEdit(lo profiles.Options) ownEdit {
+	e := ownEdit{lo: lo}
+	t, err := profiles.WorkspaceTrust(lo)
+	if err != nil || lo.Workspace.Root == "" {
+		return e
+	}
+	if t.Digest == "" {
+		e.approved = true
+	} else if tw, err := store.LoadTrustedWorkspaces(lo.Home.TrustedWorkspaces()); err == nil && tw.Approved(lo.Workspace.Root, t.Digest) {
+		e.approved = true
+	}
+	e.held = heldView(lo)
+	return e
+}
+
+// heldView is what an unapproved workspace would have held back.
+func heldView(lo profiles.Options) []schema.HeldValue {
+	lo.Unapproved, lo.Ungated, lo.NoCache = true, false, true
+	r, err := profiles.Load(lo)
+	if err != nil {
+		return nil
+	}
+	return r.Trust.Held
+}
+
+// approve approves the workspace as the command left it, after showing
+// what the command added that widens, when the workspace was approved (or
+// empty) before: the approval then covers exactly what was approved plus
+// what the command wrote. A workspace with changes nobody approved stays
+// held back, and the user is told that `ollm trust` is still needed.
+func (e ownEdit) approve(w io.Writer, command string) error {
+	if e.lo.Workspace.Root == "" || e.now == nil {
+		return nil
+	}
+	t, err := profiles.WorkspaceTrust(e.lo)
+	if err != nil || t.Digest == "" {
+		return err
+	}
+	if !e.approved {
+		fmt.Fprintf(w, "the workspace held changes nobody approved before `%s`: they and what it wrote stay held back until `ollm trust` approves them\n", command)
+		return nil
+	}
+	was := map[string]int{}
+	for _, h := range e.held {
+		was[h.Field+"\x00"+h.Value]++
+	}
+	var added []schema.HeldValue
+	for _, h := range heldView(e.lo) {
+		if k := h.Field + "\x00" + h.Value; was[k] > 0 {
+			was[k]--
+			continue
+		}
+		added = append(added, h)
+	}
+	if err := store.ApproveWorkspace(e.lo.Home.TrustedWorkspaces(), store.WorkspaceApproval{Root: e.lo.Workspace.Root, Digest: t.Digest, ApprovedAt: e.now().UTC(), ApprovedBy: e.by}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "approved the workspace with what `%s` wrote (%d widening value(s) added)\n", command, len(added))
+	for _, h := range added {
+		fmt.Fprintf(w, "  widens %s %s  (%s)\n", h.Field, h.Value, h.Pos)
+	}
+	return nil
+}
+
+// notesTo is where a command's notes go: stderr when stdout is JSON.
+func notesTo(s *IOStreams, json bool) io.Writer {
+	if json {
+		return s.ErrOut
+	}
+	return s.Out
 }

@@ -209,7 +209,8 @@ func countNonSystem(s *Session) int {
 }
 
 // gitRepo makes dir a git repository on main with a.txt committed and
-// s.txt staged.
+// s.txt staged. The identity is the repository's own, so a commit the
+// session's shell makes there works on a machine with no git identity.
 func gitRepo(t *testing.T, dir string) {
 	t.Helper()
 	run := func(args ...string) {
@@ -223,6 +224,8 @@ func gitRepo(t *testing.T, dir string) {
 		}
 	}
 	run("init", "-q", "-b", "main")
+	run("config", "user.name", "t")
+	run("config", "user.email", "t@example.com")
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\n"), 0o644)
 	run("add", "a.txt")
 	run("commit", "-q", "-m", "first")
