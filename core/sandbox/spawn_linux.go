@@ -4,7 +4,7 @@ package sandbox
 
 /*
 #include <stdlib.h>
-int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp, const int *fds, int nfds, int *errnum);
+int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp, const int *fds, int nfds, int *errnum, int *reused);
 */
 import "C"
 
@@ -16,7 +16,7 @@ import (
 // spawn starts argv under spec in one clone, without the trampoline's
 // re-exec (ollm_spawn in trampoline_linux.c): the child applies the
 // policy and executes the program itself. fds[i] becomes descriptor i.
-func spawn(spec, dir string, argv, envp []string, fds []int) (int, error) {
+func spawn(spec, dir string, argv, envp []string, fds []int) (pid int, reused bool, err error) {
 	cspec := C.CString(spec)
 	defer C.free(unsafe.Pointer(cspec))
 	cdir := C.CString(dir)
@@ -31,16 +31,16 @@ func spawn(spec, dir string, argv, envp []string, fds []int) (int, error) {
 	for i, fd := range fds {
 		fdSlice[i] = C.int(fd)
 	}
-	var errnum C.int
+	var errnum, again C.int
 	// As os.StartProcess does: no descriptor made without close-on-exec
 	// by another goroutine leaks into the child meanwhile.
 	syscall.ForkLock.Lock()
-	pid := C.ollm_spawn(cspec, cdir, cargv, cenvp, cfds, C.int(len(fds)), &errnum)
+	cpid := C.ollm_spawn(cspec, cdir, cargv, cenvp, cfds, C.int(len(fds)), &errnum, &again)
 	syscall.ForkLock.Unlock()
-	if pid < 0 {
-		return 0, syscall.Errno(errnum)
+	if cpid < 0 {
+		return 0, false, syscall.Errno(errnum)
 	}
-	return int(pid), nil
+	return int(cpid), again != 0, nil
 }
 
 const spawnLinked = true

@@ -6,6 +6,6 @@ import "errors"
 
 const spawnLinked = false
 
-func spawn(spec, dir string, argv, envp []string, fds []int) (int, error) {
-	return 0, errors.New("sandbox: no in-process spawn on this platform")
+func spawn(spec, dir string, argv, envp []string, fds []int) (int, bool, error) {
+	return 0, false, errors.New("sandbox: no in-process spawn on this platform")
 }

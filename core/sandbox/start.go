@@ -17,6 +17,7 @@ import (
 type Process struct {
 	cmd    *exec.Cmd
 	own    bool // spawned here, not by cmd.Start
+	reused bool // in a mount namespace and ruleset kept from an earlier spawn
 	proc   *os.Process
 	copies sync.WaitGroup
 	ends   []*os.File // ollm's ends of the pipes, closed after the copies
@@ -135,7 +136,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
-	pid, err := spawn(spec, cmd.Dir, argv, env, fds)
+	pid, reused, err := spawn(spec, cmd.Dir, argv, env, fds)
 	runtime.KeepAlive(files) // open until the child has its copies
 	if err != nil {
 		return fail(&os.PathError{Op: "fork/exec", Path: specProgram(spec), Err: err})
@@ -144,7 +145,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if err != nil {
 		return fail(err)
 	}
-	p.proc, cmd.Process = proc, proc
+	p.proc, p.reused, cmd.Process = proc, reused, proc
 	return p, nil
 }
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,5 +155,161 @@ func TestStartPolicyFailureStopsTheChild(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command ran although the policy failed")
+	}
+	// Each failure leaves no descriptor behind in ollm (the maker child
+	// that shares ollm's table closes what it opened).
+	before := openFDs(t)
+	for range 5 {
+		c := exec.Command("true")
+		c.Dir = b.ws
+		if err := Wrap(c, p); err != nil {
+			t.Fatal(err)
+		}
+		if proc, err := Start(c); err == nil {
+			_ = proc.Wait()
+		}
+	}
+	if after := openFDs(t); after != before {
+		t.Fatalf("%d descriptors open before five failing spawns, %d after", before, after)
+	}
+}
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// run starts argv under the shell's default policy in the box with
+// Start and reports its output, whether it succeeded, and whether it ran
+// in a view (mount namespace and ruleset) kept from an earlier spawn.
+func (b *box) spawnRun(t *testing.T, argv ...string) (out string, ok, reused bool) {
+	t.Helper()
+	cmd, start := b.spawned(t, argv...)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	p, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Wait()
+	return buf.String(), err == nil, p.reused
+}
+
+// A kept view is used again while nothing it was made from changed, and
+// a trust file replaced by a rename (what git does to .git/config) makes
+// a new one: in the old one the bind mount would protect the replaced
+// inode and leave the new file writable.
+func TestSpawnViewFollowsReplacedTrustFiles(t *testing.T) {
+	b := newBox(t)
+	git := exec.Command("git", "init", "-q", b.ws)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	write := []string{"sh", "-c", "echo '[core] fsmonitor = touch PWNED' >> .git/config"}
+	if out, ok, _ := b.spawnRun(t, write...); ok {
+		t.Fatalf(".git/config written: %s", out)
+	}
+	if out, ok, reused := b.spawnRun(t, write...); ok || !reused {
+		t.Fatalf("second call: written %v, kept view used %v: %s", ok, reused, out)
+	}
+	// The user's git rewrites the file: a new inode by rename.
+	config := filepath.Join(b.ws, ".git", "config")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config+".lock", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(config+".lock", config); err != nil {
+		t.Fatal(err)
+	}
+	out, ok, reused := b.spawnRun(t, write...)
+	if ok {
+		t.Fatalf(".git/config written after it was replaced: %s", out)
+	}
+	if reused {
+		t.Fatal("the kept view was used after .git/config was replaced")
+	}
+	if after, _ := os.ReadFile(config); strings.Contains(string(after), "PWNED") {
+		t.Fatalf(".git/config holds the planted line: %s", after)
+	}
+}
+
+// A unix socket a program of the user's starts listening on after a view
+// was made is covered too: the sockets are part of what decides a view.
+func TestSpawnViewCoversSocketsBoundLater(t *testing.T) {
+	b := newBox(t)
+	if out, ok, _ := b.spawnRun(t, "true"); !ok {
+		t.Fatalf("true: %s", out)
+	}
+	dir, err := os.MkdirTemp("", "ollm-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	connect := []string{"python3", "-c", "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('connected')", sock}
+	out, ok, reused := b.spawnRun(t, connect...)
+	if ok || strings.Contains(out, "connected") {
+		t.Fatalf("connected to a socket outside the sandbox: %s", out)
+	}
+	if reused {
+		t.Error("the kept view was used after a socket appeared")
+	}
+	select {
+	case <-accepted:
+		t.Fatal("the listener accepted a connection from the sandbox")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A mount made on the host after a view was made is seen by the next
+// process: a change of ollm's mount table drops the kept views (their
+// mount namespaces copied the table when they were made).
+func TestSpawnViewFollowsMountChanges(t *testing.T) {
+	if os.Getuid() != 0 {
+		// A user and mount namespace of the test's own, where it may mount.
+		cmd := exec.Command("unshare", "--user", "--map-root-user", "--mount", os.Args[0], "-test.run", "^TestSpawnViewFollowsMountChanges$", "-test.count=1", "-test.v")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestSpawnViewFollowsMountChanges") {
+			t.Fatalf("in a namespace of its own: %v\n%s", err, out)
+		}
+		return
+	}
+	b := newBox(t)
+	dir := filepath.Join(b.outside, "mnt")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, ok, _ := b.spawnRun(t, "ls", "-A", dir); !ok || out != "" {
+		t.Fatalf("ls %s: %v %q", dir, ok, out)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k"); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Unmount(dir, syscall.MNT_DETACH)
+	if err := os.WriteFile(filepath.Join(dir, "mounted"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, ok, reused := b.spawnRun(t, "ls", "-A", dir)
+	if !ok || out != "mounted\n" || reused {
+		t.Fatalf("after the mount: ls %v %q, kept view used %v", ok, out, reused)
 	}
 }

@@ -75,6 +75,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -177,7 +178,38 @@ static void say(const char *a, const char *b, const char *c, const char *d, cons
 	(void)r;
 }
 
+// quiet: a maker child (ollm_spawn) shares ollm's descriptors, stderr
+// included; it exits without a word and the spawned child, doing every
+// step itself, says what failed.
+static volatile int quiet;
+
+// held are the descriptors a maker child has open in ollm's table (it
+// shares it): die closes them before it exits, so a failure leaks none.
+static int held[4] = {-1, -1, -1, -1};
+
+static void hold(int fd) {
+	for (int i = 0; quiet && fd >= 0 && i < 4; i++) {
+		if (held[i] < 0) {
+			held[i] = fd;
+			return;
+		}
+	}
+}
+
+static void let_go(int fd) {
+	for (int i = 0; i < 4; i++)
+		if (held[i] == fd)
+			held[i] = -1;
+	close(fd);
+}
+
 static void die(const char *what, const char *arg) {
+	if (quiet) { // a maker child: ollm's stderr is not the place
+		for (int i = 0; i < 4; i++)
+			if (held[i] >= 0)
+				close(held[i]);
+		_exit(125);
+	}
 	const char *why = strerror(errno);
 	if (arg)
 		say(what, " ", arg, ": ", why);
@@ -403,6 +435,7 @@ static int open_ns(const char *path) {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die("open namespace", path);
+	hold(fd);
 	return fd;
 }
 
@@ -419,9 +452,9 @@ static void join_namespaces(struct spec *s) {
 		die("join the network namespace", s->joinnet);
 	if (unshare(CLONE_NEWNS) != 0)
 		die("create a mount namespace", NULL);
-	close(user);
+	let_go(user);
 	if (net >= 0)
-		close(net);
+		let_go(net);
 }
 
 static int under(const char *path, const char *base) {
@@ -680,6 +713,7 @@ static void add_rule(int ruleset, const char *path, uint64_t access, uint64_t ha
 			return; // nothing there to allow
 		die("open", path);
 	}
+	hold(fd);
 	struct stat st;
 	if (fstat(fd, &st) != 0)
 		die("stat", path);
@@ -691,10 +725,13 @@ static void add_rule(int ruleset, const char *path, uint64_t access, uint64_t ha
 	attr.parent_fd = fd;
 	if (attr.allowed_access && syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) != 0)
 		die("landlock rule", path);
-	close(fd);
+	let_go(fd);
 }
 
-static void landlock(struct spec *s) {
+// ruleset builds the Landlock ruleset of the spec: its read and write
+// hierarchies, TCP rules and scopes. Rules attach to the inodes the paths
+// lead to here, so a process joining this mount namespace later may use it.
+static int ruleset(struct spec *s) {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 	if (abi < 1)
 		die("landlock is not available", NULL);
@@ -714,19 +751,47 @@ static void landlock(struct spec *s) {
 			ra.scoped |= SCOPE_ABSTRACT_UNIX;
 		size = sizeof ra;
 	}
-	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, size, 0);
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &ra, size, 0); // close-on-exec always
 	if (rs < 0)
 		die("landlock ruleset", NULL);
+	hold(rs);
 	uint64_t read = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR;
 	for (int i = 0; i < s->nread; i++)
 		add_rule(rs, s->read[i], read, ra.handled_access_fs);
 	for (int i = 0; i < s->nwrite; i++)
 		add_rule(rs, s->write[i], ra.handled_access_fs, ra.handled_access_fs);
+	return rs;
+}
+
+static void restrict_self(int rs) {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		die("no_new_privs", NULL);
 	if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
 		die("landlock restrict", NULL);
+}
+
+static void landlock(struct spec *s) {
+	int rs = ruleset(s);
+	restrict_self(rs);
 	close(rs);
+}
+
+// mounts makes the mount namespace the process has (a new one, mounts
+// private) into the spec's view: pins, read-only paths, writable data
+// directories, hidden paths, covered sockets, a devpts of its own.
+static void mounts(struct spec *s, char *sockets) {
+	if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		die("make mounts private", NULL);
+	for (int i = 0; i < s->npin; i++)
+		pin(s->pin[i]);
+	for (int i = 0; i < s->nprotect; i++)
+		protect(s->protect[i]);
+	for (int i = 0; i < s->ndata; i++)
+		writable(s->data[i]);
+	for (int i = 0; i < s->nhide; i++)
+		hide(s->hide[i]);
+	cover_sockets(s, sockets);
+	private_pts();
 }
 
 // apply applies the policy to the calling process, up to the exec: the
@@ -739,20 +804,8 @@ static void apply(struct spec *s, char *sockets) {
 		join_namespaces(s);
 	else if (s->unshare)
 		enter_namespaces(s->loopback);
-	if (s->mountns) {
-		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-			die("make mounts private", NULL);
-		for (int i = 0; i < s->npin; i++)
-			pin(s->pin[i]);
-		for (int i = 0; i < s->nprotect; i++)
-			protect(s->protect[i]);
-		for (int i = 0; i < s->ndata; i++)
-			writable(s->data[i]);
-		for (int i = 0; i < s->nhide; i++)
-			hide(s->hide[i]);
-		cover_sockets(s, sockets);
-		private_pts();
-	}
+	if (s->mountns)
+		mounts(s, sockets);
 	if (s->loopback)
 		loopback_up();
 	if (s->dir && chdir(s->dir) != 0)
@@ -801,14 +854,206 @@ __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char 
 // ollm_spawn: the sandboxed process without the trampoline's re-exec.
 //
 // The trampoline costs a second execve of ollm and the dynamic loader's
-// work (about 0.5 ms of the sandbox's 1.4 ms per process). ollm_spawn does
-// what posix_spawn does: clone(CLONE_VM|CLONE_VFORK) onto a stack of its
-// own, and in the child apply the policy and execve the target; the
-// parent's thread waits until the child has executed or exited. The child
-// shares ollm's memory, so it only makes system calls on what the parent
-// prepared: the spec is parsed and the host's socket table read here,
-// before the clone; it writes nothing of the parent's but errno and
-// spawn_child.err, and die writes with write(2) alone.
+// work. ollm_spawn does what posix_spawn does: clone(CLONE_VM|CLONE_VFORK)
+// onto a stack of its own, and in the child apply the policy and execve
+// the target; the parent's thread waits until the child has executed or
+// exited. The child shares ollm's memory, so it only makes system calls on
+// what the parent prepared: the spec is parsed and the host's socket table
+// read here, before the clone; it writes nothing of the parent's but errno
+// and the err fields below, and die writes with write(2) alone.
+//
+// The mount namespace and the Landlock ruleset are made once per view
+// and kept: a mount namespace of its own costs a process about as much as
+// the rest of the sandbox (creating it, its mounts, and tearing it down at
+// exit before the parent hears of it), and the ruleset's rules a quarter
+// of a millisecond. A maker child (below) joins the shared user and
+// network namespaces, creates the mount namespace, makes the mounts and
+// builds the ruleset, leaving descriptors of both in ollm's table (it
+// shares it); each spawned child then joins that namespace and restricts
+// itself with that ruleset. A view is what the spec says (all its lines
+// but the program) and what the paths it names are when it is made (each
+// one's device, inode and type, or its absence), and the host's listening
+// unix sockets: a trust file replaced by a rename, a credential directory
+// created, a new socket make a new view. A change of ollm's own mount
+// table (poll on /proc/self/mountinfo) drops every view. Concurrent calls
+// are serialised by the caller (syscall.ForkLock).
+
+struct view {
+	char *key;
+	size_t keylen;
+	int mnt, rules; // -1 for none (no mount namespace)
+	unsigned long used;
+};
+
+#define MAX_VIEWS 8
+static struct view views[MAX_VIEWS];
+static int nviews;
+static unsigned long view_clock;
+static int mountinfo_fd = -1;
+
+struct buf {
+	char *p;
+	size_t n, cap;
+	int failed;
+};
+
+static void put(struct buf *b, const void *data, size_t n) {
+	if (b->failed)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->n + n)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, data, n);
+	b->n += n;
+}
+
+static void put_stat(struct buf *b, const char *path, int follow) {
+	struct stat st;
+	int r = follow ? stat(path, &st) : lstat(path, &st);
+	struct {
+		int err;
+		unsigned mode;
+		unsigned long long dev, ino;
+	} f = {0, 0, 0, 0};
+	if (r != 0)
+		f.err = errno;
+	else
+		f.mode = st.st_mode, f.dev = st.st_dev, f.ino = st.st_ino;
+	put(b, &f, sizeof f);
+}
+
+// view_key is what decides a view (see above); NULL when out of memory.
+static char *view_key(const char *spec_text, struct spec *s, const char *sockets, size_t *len) {
+	struct buf b = {0};
+	for (const char *line = spec_text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+		if (line[0] != 'X')
+			put(&b, line, n);
+		line += n;
+	}
+	put(&b, "\0", 1);
+	for (int i = 0; i < s->nread; i++)
+		put_stat(&b, s->read[i], 1);
+	for (int i = 0; i < s->nwrite; i++)
+		put_stat(&b, s->write[i], 1);
+	char **lists[] = {s->protect, s->data, s->hide, s->pin, s->sockok, s->sockhide};
+	int counts[] = {s->nprotect, s->ndata, s->nhide, s->npin, s->nsockok, s->nsockhide};
+	for (int l = 0; l < 6; l++) {
+		for (int i = 0; i < counts[l]; i++) {
+			put_stat(&b, lists[l][i], 1);
+			put_stat(&b, lists[l][i], 0);
+		}
+	}
+	// The listening (and datagram) sockets with a path: "flags type path".
+	const char *line = sockets ? strchr(sockets, '\n') : NULL;
+	while (line && *++line) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		unsigned long flags = 0, type = 0;
+		int at = 0;
+		if (sscanf(line, "%*s %*s %*s %lx %lx %*s %*s %n", &flags, &type, &at) >= 2 && at > 0 && (size_t)at < n && line[at] == '/' && ((flags & 0x10000) || type == 2)) {
+			char head[40];
+			int h = snprintf(head, sizeof head, "%lx %lx ", flags, type);
+			put(&b, head, (size_t)h);
+			put(&b, line + at, n - (size_t)at);
+			put(&b, "\n", 1);
+		}
+		line = end;
+	}
+	if (b.failed) {
+		free(b.p);
+		return NULL;
+	}
+	*len = b.n;
+	return b.p;
+}
+
+static void drop_view(int i) {
+	free(views[i].key);
+	if (views[i].mnt >= 0)
+		close(views[i].mnt);
+	if (views[i].rules >= 0)
+		close(views[i].rules);
+	views[i] = views[--nviews];
+}
+
+// mounts_changed reports whether ollm's mount table changed since the
+// last call (the first call opens it and says no).
+static int mounts_changed(void) {
+	if (mountinfo_fd < 0) {
+		mountinfo_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		return 0;
+	}
+	struct pollfd pfd = {mountinfo_fd, POLLPRI, 0};
+	if (poll(&pfd, 1, 0) <= 0 || !(pfd.revents & (POLLPRI | POLLERR)))
+		return 0;
+	// Reading it to the end clears the event.
+	char tmp[4096];
+	lseek(mountinfo_fd, 0, SEEK_SET);
+	while (read(mountinfo_fd, tmp, sizeof tmp) > 0)
+		;
+	return 1;
+}
+
+struct maker {
+	struct spec *s;
+	char *sockets;
+	volatile int mnt, rules, failed;
+};
+
+static int maker_main(void *arg) {
+	struct maker *m = arg;
+	quiet = 1;
+	if (m->s->mountns) {
+		join_namespaces(m->s);
+		mounts(m->s, m->sockets);
+		m->mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		if (m->mnt < 0)
+			die("open the mount namespace", NULL);
+		hold(m->mnt);
+	}
+	m->rules = ruleset(m->s);
+	_exit(0); // its descriptors stay in ollm's table: the view's
+}
+
+// make_view runs the maker; 0 with *mnt and *rules set, -1 when it failed
+// (the spawned child then does every step itself and reports the failure).
+static int make_view(struct spec *s, char *sockets, int *mnt, int *rules) {
+	size_t size = 256 * 1024;
+	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	struct maker m = {s, sockets, -1, -1, 0};
+	pid_t pid = clone(maker_main, stack + size, CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &m);
+	quiet = 0;
+	for (int i = 0; i < 4; i++)
+		held[i] = -1;
+	int status = -1;
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	munmap(stack, size);
+	if (pid < 0 || status != 0 || (s->mountns && m.mnt < 0) || m.rules < 0) {
+		if (m.mnt >= 0)
+			close(m.mnt);
+		if (m.rules >= 0)
+			close(m.rules);
+		return -1;
+	}
+	*mnt = m.mnt;
+	*rules = m.rules;
+	return 0;
+}
 
 struct spawn_child {
 	struct spec *s;
@@ -817,6 +1062,7 @@ struct spawn_child {
 	char **argv, **envp;
 	const int *fds;
 	int nfds;
+	int mnt, rules; // a view's, or -1: every step here
 	volatile int err; // errno of a failed execve or dup, 0 when it ran
 };
 
@@ -824,9 +1070,9 @@ static int spawn_main(void *arg) {
 	struct spawn_child *c = arg;
 	// Handlers are ollm's (the Go runtime's): a signal arriving before the
 	// exec would run one on ollm's memory. Back to the defaults; ignored
-	// signals stay ignored, as across exec.
-	// The kernel's struct (glibc's differs, and its sigaction refuses the
-	// signals it keeps for itself, which the Go runtime may handle).
+	// signals stay ignored, as across exec. The kernel's struct (glibc's
+	// differs, and its sigaction refuses the signals it keeps for itself,
+	// which the Go runtime may handle).
 	struct {
 		void *handler;
 		unsigned long flags;
@@ -837,11 +1083,21 @@ static int spawn_main(void *arg) {
 		if (syscall(SYS_rt_sigaction, sig, NULL, &sa, 8) == 0 && sa.handler != (void *)SIG_IGN && sa.handler != (void *)SIG_DFL)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
 	}
-	// The descriptors first, so that die writes to the target's stderr:
-	// each source moved above the targets, then onto 0, 1, 2, 3...
+	// The view's descriptors above the ones the target gets, then the
+	// target's: each source moved above them, then onto 0, 1, 2, 3... so
+	// that die writes to the target's stderr.
 	int moved[64];
 	if (c->nfds > 64) {
 		c->err = EMFILE;
+		_exit(127);
+	}
+	int mnt = c->mnt, rules = c->rules;
+	if (mnt >= 0 && (mnt = fcntl(mnt, F_DUPFD_CLOEXEC, c->nfds)) < 0) {
+		c->err = errno;
+		_exit(127);
+	}
+	if (rules >= 0 && (rules = fcntl(rules, F_DUPFD_CLOEXEC, c->nfds)) < 0) {
+		c->err = errno;
 		_exit(127);
 	}
 	for (int i = 0; i < c->nfds; i++) {
@@ -857,11 +1113,40 @@ static int spawn_main(void *arg) {
 			_exit(127);
 		}
 	}
-	if (c->dir && *c->dir && chdir(c->dir) != 0) {
-		c->err = errno;
-		_exit(127);
+	if (rules < 0) {
+		if (c->dir && *c->dir && chdir(c->dir) != 0) {
+			c->err = errno;
+			_exit(127);
+		}
+		apply(c->s, c->sockets);
+	} else {
+		struct spec *s = c->s;
+		no_terminal();
+		// Both opened before the first join: once in the user namespace,
+		// ollm's /proc entries are another namespace's.
+		int user = s->joinuser ? open_ns(s->joinuser) : -1;
+		int net = s->joinnet ? open_ns(s->joinnet) : -1;
+		if (user >= 0 && setns(user, CLONE_NEWUSER) != 0)
+			die("join the user namespace", s->joinuser);
+		if (net >= 0 && setns(net, CLONE_NEWNET) != 0)
+			die("join the network namespace", s->joinnet);
+		if (user >= 0)
+			close(user);
+		if (net >= 0)
+			close(net);
+		if (mnt >= 0 && setns(mnt, CLONE_NEWNS) != 0)
+			die("join the mount namespace", NULL);
+		// Joining a mount namespace moves to its root: the directory after.
+		if (c->dir && *c->dir && chdir(c->dir) != 0) {
+			c->err = errno;
+			_exit(127);
+		}
+		if (s->dir && chdir(s->dir) != 0)
+			die("chdir", s->dir);
+		drop_caps();
+		restrict_self(rules);
+		seccomp_tty();
 	}
-	apply(c->s, c->sockets);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -875,9 +1160,10 @@ static int spawn_main(void *arg) {
 // returns the pid, or -1 with *errnum set when nothing ran (a spec that
 // needs clone's namespace flags: EINVAL; exec or dup failed: its errno).
 // A policy step that fails exits the child with 125 and a line on its
-// stderr, as in the trampoline.
-int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp, const int *fds, int nfds, int *errnum) {
+// stderr, as in the trampoline. *reused is 1 when a kept view served.
+int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp, const int *fds, int nfds, int *errnum, int *reused) {
 	*errnum = 0;
+	*reused = 0;
 	char *text = strdup(spec_text);
 	struct spec *s = calloc(1, sizeof *s);
 	if (!text || !s) {
@@ -901,6 +1187,39 @@ int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp,
 		free(s);
 		return -1;
 	}
+	// The view: a kept one, else a new one kept (the oldest goes).
+	if (mounts_changed())
+		while (nviews > 0)
+			drop_view(0);
+	int mnt = -1, rules = -1;
+	size_t keylen = 0;
+	char *key = view_key(spec_text, s, sockets, &keylen);
+	for (int i = 0; key && i < nviews; i++) {
+		if (views[i].keylen == keylen && memcmp(views[i].key, key, keylen) == 0) {
+			mnt = views[i].mnt;
+			rules = views[i].rules;
+			views[i].used = ++view_clock;
+			*reused = 1;
+			break;
+		}
+	}
+	if (key && rules < 0) {
+		// The maker changes the socket table as it covers: a copy.
+		char *copy = sockets ? strdup(sockets) : NULL;
+		if ((!sockets || copy) && make_view(s, copy, &mnt, &rules) == 0) {
+			if (nviews == MAX_VIEWS) {
+				int oldest = 0;
+				for (int i = 1; i < nviews; i++)
+					if (views[i].used < views[oldest].used)
+						oldest = i;
+				drop_view(oldest);
+			}
+			views[nviews++] = (struct view){key, keylen, mnt, rules, ++view_clock};
+			key = NULL; // kept
+		}
+		free(copy);
+	}
+	free(key);
 	size_t size = 256 * 1024;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED) {
@@ -910,7 +1229,7 @@ int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp,
 		free(s);
 		return -1;
 	}
-	struct spawn_child c = {s, sockets, dir, argv, envp, fds, nfds, 0};
+	struct spawn_child c = {s, sockets, dir, argv, envp, fds, nfds, mnt, rules, 0};
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
