@@ -77,6 +77,8 @@ type env struct {
 	jobs     *jobTable
 	// sandboxWarn says "running without a sandbox" once per session.
 	sandboxWarn sync.Once
+	// gitSeen is the workspace's .git list after the last shell call.
+	gitSeen gitSeen
 }
 
 // resolve confines a path from the model (see Paths.Locate).

@@ -111,6 +111,9 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	started := time.Now()
 	proc, err := sandbox.Start(cmd)
 	if err != nil {
+		if scanGit {
+			e.gitAbandon()
+		}
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
 	}
 	stop := watchdog(ctx, cmd, idle, activity)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/sandbox/sandboxtest"
@@ -137,7 +138,7 @@ func TestShellSandboxNewGitDirIsHeld(t *testing.T) {
 	// A repository that was there before the command is left alone.
 	out = f.ok("shell", `{"command":"git -C vendor/x status >/dev/null 2>&1; echo ok"}`)
 	if strings.Contains(out, "moved aside") {
-		t.Errorf("held again: %s", out)
+		t.Errorf("held again: %q", out)
 	}
 }
 
@@ -177,5 +178,34 @@ func TestShellSandboxNewBareRepositoryIsHeld(t *testing.T) {
 	_, _ = git.CombinedOutput()
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the user's git ran the command the sandboxed shell planted in a bare repository")
+	}
+}
+
+// The .git list found after one call is the next call's "before": a
+// repository the user made between the calls is left alone (its inode
+// changed before the command started), one the command makes is held.
+func TestShellSandboxGitListFromThePreviousCall(t *testing.T) {
+	f, outside, _ := sandboxFixture(t)
+	f.ok("shell", `{"command":"echo first"}`)
+	user := exec.Command("git", "init", "-q", filepath.Join(f.root, "mine"))
+	if out, err := user.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	time.Sleep(2 * ctimeSlack) // made well before the next call starts
+	marker := filepath.Join(outside, "PWNED")
+	plant := "mkdir -p vendor/y && git -C vendor/y init -q && git -C vendor/y config core.fsmonitor 'touch " + marker + "' && echo planted"
+	out := f.ok("shell", `{"command":"`+plant+`"}`)
+	if !strings.Contains(out, "vendor/y/.git: a new git repository the command created, moved aside") {
+		t.Fatalf("the planted repository was not held: %s", out)
+	}
+	if strings.Contains(out, "mine/.git") {
+		t.Fatalf("the user's repository was taken for the command's: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "mine", ".git", "HEAD")); err != nil {
+		t.Fatalf("the user's repository: %v", err)
+	}
+	// And the next call knows both: nothing held again.
+	if out := f.ok("shell", `{"command":"echo third"}`); strings.Contains(out, "moved aside") {
+		t.Fatalf("held again: %s", out)
 	}
 }
