@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +17,7 @@ import (
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/llm/llmtest"
 	"github.com/ollm/ollm/core/mcp"
+	"github.com/ollm/ollm/core/sandbox"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/schema"
 )
@@ -99,11 +104,13 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		b.Fatal("no echo tool")
 	}
 	events := []hooks.Event{hooks.BeforeToolSelection, hooks.BeforeModel, hooks.AfterModel, hooks.BeforeTool, hooks.AfterTool}
-	for _, mode := range []string{"no-hooks", "persistent-hooks", "process-hooks"} {
+	runs := hookRunsPerPrompt(b, m, echo, events)
+	for _, mode := range []string{"no-hooks", "persistent-hooks", "process-hooks", "process-hooks-sandboxed"} {
 		persistent, file := mode == "persistent-hooks", "ok.sh"
 		if persistent {
 			file = "persistent.py"
 		}
+		process := strings.HasPrefix(mode, "process-hooks")
 		b.Run(mode, func(b *testing.B) {
 			var hs []*hooks.Hook
 			for _, ev := range events {
@@ -114,7 +121,16 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				h.Def.Persistent = persistent
 				hs = append(hs, h)
 			}
-			eng := engine(b, "bench", b.TempDir(), hs...)
+			cwd := b.TempDir()
+			eng := engine(b, "bench", cwd, hs...)
+			if mode == "process-hooks-sandboxed" {
+				// The hooks' default sandbox, as a session gives it.
+				eng = hooks.New(hooks.NewRegistry(hs...), hooks.Options{Enabled: true, LogDir: b.TempDir(),
+					Session: hooks.Session{ID: "bench", Cwd: cwd}, AllowEnv: []string{"EVENT_LOG", "SYSTEM_MESSAGE"},
+					Sandbox: hooks.SandboxPolicy(schema.Sandbox{}, sandbox.Env{Workspace: cwd, Home: os.Getenv("HOME"), Getenv: os.Getenv})})
+				b.Cleanup(func() { _ = eng.Close() })
+			}
+			okPath := script(b, "ok.sh")
 			srv := llmtest.NewOllama(b)
 			prov, err := llm.New(srv.ModelConfig(), llm.Config{})
 			if err != nil {
@@ -123,7 +139,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			tp := &timedProvider{Provider: prov}
 			tt := &timedTools{Tools: tool.NewRegistry(m.Tools()...)}
 			pol := mustPolicy(b, "allow", schema.PolicyRule{Tool: "*:*", Action: "allow"})
-			var over []float64
+			var over, programs, net []float64
 			b.ResetTimer()
 			for range b.N {
 				srv.Reply(llmtest.ToolCall(echo, map[string]any{"message": "hi"}))
@@ -140,14 +156,71 @@ func BenchmarkTurnOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 				wall := time.Since(t0)
-				over = append(over, float64(wall-time.Duration(tp.ns.Load())-time.Duration(tt.ns.Load()))/2/1e6)
+				o := float64(wall-time.Duration(tp.ns.Load())-time.Duration(tt.ns.Load())) / 2 / 1e6
+				over = append(over, o)
+				if process {
+					// The hook program's own time, run bare as often.
+					h0 := time.Now()
+					for range runs {
+						c := exec.Command(okPath)
+						c.Stdin = strings.NewReader("{}")
+						if err := c.Run(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					own := float64(time.Since(h0)) / 2 / 1e6
+					programs = append(programs, own)
+					net = append(net, o-own)
+				}
 			}
 			b.StopTimer()
 			sort.Float64s(over)
 			b.ReportMetric(over[len(over)/2], "overhead-ms/turn")
 			b.ReportMetric(over[len(over)*9/10], "p90-overhead-ms/turn")
+			if process {
+				sort.Float64s(programs)
+				sort.Float64s(net)
+				b.ReportMetric(programs[len(programs)/2], "hook-programs-ms/turn")
+				b.ReportMetric(net[len(net)/2], "net-overhead-ms/turn")
+			}
 		})
 	}
+}
+
+// hookRunsPerPrompt counts the hook processes one benchmark prompt runs
+// (a hook on each of events, one tool call): log.sh appends each input
+// to $EVENT_LOG.
+func hookRunsPerPrompt(b *testing.B, m *mcp.Manager, echo string, events []hooks.Event) int {
+	log := filepath.Join(b.TempDir(), "events.jsonl")
+	b.Setenv("EVENT_LOG", log)
+	var hs []*hooks.Hook
+	for _, ev := range events {
+		hs = append(hs, hook(b, "count-"+string(ev), ev, "log.sh"))
+	}
+	srv := llmtest.NewOllama(b)
+	prov, err := llm.New(srv.ModelConfig(), llm.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Reply(llmtest.ToolCall(echo, map[string]any{"message": "hi"}))
+	srv.Reply(llmtest.Text("done"))
+	s, err := New(Config{Provider: prov, Model: llmtest.DefaultModel, Tools: tool.NewRegistry(m.Tools()...), Hooks: engine(b, "count", b.TempDir(), hs...),
+		Policy: mustPolicy(b, "allow", schema.PolicyRule{Tool: "*:*", Action: "allow"}), SessionID: "count", ContextWindow: 100000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), "echo hi"); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := strings.Count(string(data), "\n")
+	if n == 0 {
+		b.Fatal("no hook ran")
+	}
+	return n
 }
 
 func everythingSpec(b testing.TB, name string) mcp.Spec {
