@@ -174,6 +174,9 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 			specs[i].SettingsEnv = settings[specs[i].Extension]
 		}
 	}
+	// A server of an extension a session would not activate does not
+	// start here either.
+	offServers(specs, extensionsOff(home, r, f.Getenv))
 	return mcp.FromSpecs(r, specs, opts), nil
 }
 

@@ -28,6 +28,9 @@ type MCPEditOptions struct {
 	Validate func() error
 	// Getwd is where relative paths in --command were typed.
 	Getwd func() (string, error)
+	// Appears says when an added server shows in `ollm mcp list`
+	// (mcpServerAppears); nil says nothing.
+	Appears func(name string) string
 
 	Name      string
 	Command   string
@@ -41,7 +44,8 @@ type MCPEditOptions struct {
 
 func newMCPEditOptions(f *Factory) *MCPEditOptions {
 	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd,
-		Validate: func() error { _, err := f.LoadFiles(); return err }}
+		Validate: func() error { _, err := f.LoadFiles(); return err },
+		Appears:  func(name string) string { return mcpServerAppears(f, name) }}
 }
 
 func newCmdMCPAdd(f *Factory) *cobra.Command {
@@ -140,8 +144,8 @@ func mcpAddRun(o *MCPEditOptions) error {
 		return writeJSON(o.IO.Out, mcpEditResult{Action: "added", Name: o.Name, File: path, Server: &cfg})
 	}
 	fmt.Fprintf(o.IO.Out, "added MCP server %s to %s\n", o.Name, path)
-	if !o.User {
-		fmt.Fprintln(o.IO.Out, "workspace servers start after `ollm trust` approves the workspace; `ollm mcp list` shows their state")
+	if o.Appears != nil {
+		fmt.Fprintln(o.IO.Out, o.Appears(o.Name))
 	}
 	return nil
 }
