@@ -73,3 +73,33 @@ func mcpServerAppears(f *Factory, name string) string {
 	n, _ := f.CurrentGeneration()
 	return fmt.Sprintf("it is not in generation %d, which runs now: `ollm profile apply` makes a generation with it, then `ollm mcp list` shows it", n)
 }
+
+// heldExtensionSpecs are the MCP servers of the extensions an unapproved
+// workspace holds back (r is the gated view), so `ollm mcp` lists them as
+// needs-approval, as `ollm ext list` lists their extensions as held. Their
+// scope (workspace or store) needs approval, so no Manager of an
+// unapproved workspace starts them.
+func heldExtensionSpecs(f *Factory, r *schema.Resolved) ([]mcp.Spec, error) {
+	if len(r.Trust.HeldExtensions) == 0 || !r.Profile.MCP.Enabled {
+		return nil, nil
+	}
+	u, err := f.LoadUngated()
+	if err != nil {
+		return nil, err
+	}
+	held := *u
+	held.Profile.MCP.Servers = nil
+	held.Extensions = nil
+	for _, x := range u.Extensions {
+		if slices.Contains(r.Trust.HeldExtensions, x.Name) {
+			held.Extensions = append(held.Extensions, x)
+		}
+	}
+	var out []mcp.Spec
+	for _, s := range mcp.Specs(&held) {
+		if s.Extension != "" && s.NeedsApproval() {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -186,11 +186,15 @@ func newCmdExtInfo(f *Factory) *cobra.Command {
 }
 
 func extInfoRun(o *ExtOptions) error {
-	m, _, _, err := o.manager(false)
+	m, r, _, err := o.manager(false)
 	if err != nil {
 		return err
 	}
 	i, err := m.Info(o.Name)
+	var nf *ext.NotFoundError
+	if errors.As(err, &nf) && slices.Contains(r.Trust.HeldExtensions, o.Name) {
+		return fmt.Errorf("extension %s is held: the workspace is not approved, so nothing of it loads; `ollm trust` reviews and approves it", o.Name)
+	}
 	if err != nil {
 		return err
 	}
