@@ -201,17 +201,21 @@ func gateLayers(layers []*layer, t *schema.Trust) (sources map[string]bool, err 
 
 // gateExtensions takes out of r the workspace's own extensions and the
 // store extensions pinned for sources the workspace (or a team profile it
-// extends) declares.
-func gateExtensions(r *schema.Resolved, sources map[string]bool) {
+// extends) declares, and returns a warning for each naming its manifest.
+func gateExtensions(r *schema.Resolved, sources map[string]bool) []schema.Problem {
 	kept := r.Extensions[:0:0]
+	var probs []schema.Problem
 	for _, x := range r.Extensions {
 		if x.Scope == schema.ScopeWorkspace || (x.Scope == schema.ScopeStore && sources[x.Name]) {
 			r.Trust.HeldExtensions = append(r.Trust.HeldExtensions, x.Name)
+			probs = append(probs, schema.Problem{Severity: "warning", Extension: x.Name, File: x.File,
+				Message: fmt.Sprintf("workspace not approved: extension %s held back", x.Name), Fix: "`ollm trust` reviews and approves the workspace"})
 			continue
 		}
 		kept = append(kept, x)
 	}
 	r.Extensions = kept
+	return probs
 }
 
 // heldProblems is one warning per value held back.
@@ -226,11 +230,7 @@ func heldProblems(ws string, t schema.Trust) []schema.Problem {
 		out = append(out, schema.Problem{Severity: "warning", File: h.File, Pos: h.Pos,
 			Message: fmt.Sprintf("workspace not approved: %s held back (%s)", h.Field, h.Reason), Fix: fix})
 	}
-	for _, x := range t.HeldExtensions {
-		out = append(out, schema.Problem{Severity: "warning", Extension: x, File: filepath.Join(ws, ".ollm", "extensions", x),
-			Message: fmt.Sprintf("workspace not approved: extension %s held back", x), Fix: fix})
-	}
-	return out
+	return out // held extensions: gateExtensions
 }
 
 // resolveLayerPaths makes relative extension directories, and the

@@ -242,10 +242,11 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		exts, probs := c.loadExtensions(cands)
 		r.Extensions = exts
 		r.Problems = append(r.Problems, probs...)
+		var held []schema.Problem
 		if trust.Gated {
-			gateExtensions(r, wsSources)
+			held = gateExtensions(r, wsSources)
 		}
-		r.Problems = append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...)
+		r.Problems = append(append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...), held...)
 		return r, cands, nil
 	}
 	r.Problems = append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...)

@@ -99,7 +99,7 @@ type RefMove struct {
 type Result struct {
 	Old         *schema.Lock     `json:"-"`
 	Lock        *schema.Lock     `json:"lock"`
-	LockFile    string           `json:"lockFile"`
+	LockFile    string           `json:"lockFile"` // "": none written (nothing to pin, no ollm.cue)
 	LockWritten bool             `json:"lockWritten"`
 	Plan        Plan             `json:"plan"`
 	Resolved    *schema.Resolved `json:"-"`
@@ -165,13 +165,19 @@ func (a *Applier) Apply(ctx context.Context, opts ApplyOptions) (*Result, error)
 	if opts.DryRun {
 		return res, nil
 	}
-	before, _ := os.ReadFile(ws.Lock())
-	digest, err := WriteLock(ws.Lock(), lock)
-	if err != nil {
-		return nil, err
+	var digest string
+	if old == nil && lockEmpty(lock) && !exists(ws.Profile()) {
+		// Nothing to pin and no ollm.cue: a lock would be a stray file
+		// in a directory that has no profile of its own.
+		res.LockFile, digest = "", LockDigest(lock)
+	} else {
+		before, _ := os.ReadFile(ws.Lock())
+		if digest, err = WriteLock(ws.Lock(), lock); err != nil {
+			return nil, err
+		}
+		after, _ := os.ReadFile(ws.Lock())
+		res.LockWritten = string(before) != string(after)
 	}
-	after, _ := os.ReadFile(ws.Lock())
-	res.LockWritten = string(before) != string(after)
 	if opts.NoGeneration {
 		return res, nil
 	}
@@ -249,6 +255,16 @@ func (a *Applier) resolve(ctx context.Context, r *Resolver, old *schema.Lock, op
 	}
 	SortLock(lock)
 	return lock, final, nil
+}
+
+// lockEmpty: l pins nothing.
+func lockEmpty(l *schema.Lock) bool {
+	return len(l.Profiles) == 0 && len(l.Extensions) == 0 && len(l.Packages) == 0
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // LockedDirs maps lock entries present in the store to loader inputs.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,19 +27,22 @@ import (
 
 // ExtOptions are shared by the `ollm ext` management commands.
 type ExtOptions struct {
-	IO      *IOStreams
-	Load    func() (*schema.Resolved, error)
-	Home    func() (store.Home, error)
-	Context context.Context
-	Getenv  func(string) string
-	Now     func() time.Time
-	JSON    bool
-	Follow  bool
-	Name    string
+	IO   *IOStreams
+	Load func() (*schema.Resolved, error)
+	// LoadUngated is Load as if the workspace were approved: the
+	// extensions an unapproved workspace holds back, which list shows.
+	LoadUngated func() (*schema.Resolved, error)
+	Home        func() (store.Home, error)
+	Context     context.Context
+	Getenv      func(string) string
+	Now         func() time.Time
+	JSON        bool
+	Follow      bool
+	Name        string
 }
 
 func newExtOptions(f *Factory) *ExtOptions {
-	return &ExtOptions{IO: f.IO, Load: f.LoadProfile, Home: f.Home, Context: f.Context, Getenv: f.Getenv, Now: f.Now}
+	return &ExtOptions{IO: f.IO, Load: f.LoadProfile, LoadUngated: f.LoadUngated, Home: f.Home, Context: f.Context, Getenv: f.Getenv, Now: f.Now}
 }
 
 // manager builds the extension manager for this invocation. With live
@@ -83,8 +87,10 @@ func newCmdExtList(f *Factory) *cobra.Command {
 		Use:   "list",
 		Short: "List extensions with their state",
 		Long: `List every discovered extension with its version, scope and state:
-enabled, disabled (and why), failed (a missing or invalid setting) or invalid
-(its manifest was rejected). Sensitive setting values are never shown.`,
+enabled (a session activates it), disabled (and why), failed (a missing or
+invalid setting), held (the workspace is not approved: ` + "`ollm trust`" + `),
+invalid (its manifest was rejected) or shadowed (a copy of the same name
+with precedence replaces it). Sensitive setting values are never shown.`,
 		Args:    noArgs,
 		Example: "  ollm ext list\n  ollm ext list --json | jq '.[] | select(.state==\"failed\")'",
 		RunE:    func(cmd *cobra.Command, args []string) error { return extListRun(opts) },
@@ -98,7 +104,10 @@ func extListRun(o *ExtOptions) error {
 	if err != nil {
 		return err
 	}
-	list := m.List()
+	list, err := o.fullList(m, r)
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		if list == nil {
 			list = []ext.Info{}
@@ -111,7 +120,7 @@ func extListRun(o *ExtOptions) error {
 		return nil
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(o.IO.ErrOut, "no extensions; put one in $OLLM_HOME/extensions or run `ollm ext link PATH`")
+		fmt.Fprintln(o.IO.ErrOut, "no extensions; add one with `ollm ext add SOURCE` or `ollm ext link PATH`")
 		return nil
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
@@ -124,6 +133,33 @@ func extListRun(o *ExtOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", i.Name, dash(i.Version), dash(string(i.Scope)), i.State, why)
 	}
 	return tw.Flush()
+}
+
+// fullList is every extension found: the manager's (enabled, disabled,
+// failed, invalid), those an unapproved workspace holds back, and the
+// copies another of the same name shadows.
+func (o *ExtOptions) fullList(m *ext.Manager, r *schema.Resolved) ([]ext.Info, error) {
+	list := m.List()
+	if len(r.Trust.HeldExtensions) > 0 && o.LoadUngated != nil {
+		u, err := o.LoadUngated()
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range u.Extensions {
+			if slices.Contains(r.Trust.HeldExtensions, x.Name) {
+				list = append(list, ext.Info{Name: x.Name, Version: x.Manifest.Version, Description: x.Manifest.Description,
+					Dir: x.Dir, File: x.File, Scope: x.Scope, Format: x.Format, State: ext.StateHeld, Shadows: x.Shadows,
+					Reason: "the workspace is not approved; `ollm trust` reviews it"})
+			}
+		}
+	}
+	for _, i := range slices.Clone(list) {
+		for _, dir := range i.Shadows {
+			list = append(list, ext.Info{Name: i.Name, Dir: dir, State: ext.StateShadowed,
+				Reason: fmt.Sprintf("the copy at %s is shadowed by the %s copy at %s", dir, i.Scope, i.Dir)})
+		}
+	}
+	return list, nil
 }
 
 func dash(s string) string {
@@ -150,11 +186,15 @@ func newCmdExtInfo(f *Factory) *cobra.Command {
 }
 
 func extInfoRun(o *ExtOptions) error {
-	m, _, _, err := o.manager(false)
+	m, r, _, err := o.manager(false)
 	if err != nil {
 		return err
 	}
 	i, err := m.Info(o.Name)
+	var nf *ext.NotFoundError
+	if errors.As(err, &nf) && slices.Contains(r.Trust.HeldExtensions, o.Name) {
+		return fmt.Errorf("extension %s is held: the workspace is not approved, so nothing of it loads; `ollm trust` reviews and approves it", o.Name)
+	}
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ type hookSet struct {
 	lookup   func(string) (string, bool) // the environment, for extension settings
 	getenv   func(string) string
 	problems []schema.Problem
+	// off are the extensions a session would not activate, and why
+	// (extensionsOff): their hooks are listed as disabled and never run.
+	off map[string]string
 }
 
 // loadHooks resolves the profile and builds its hook registry.
@@ -70,7 +73,8 @@ func loadHooks(f *Factory) (*hookSet, error) {
 	r = preparedExtensions(r)
 	lookup := lookupEnv(f.Getenv)
 	reg, probs := hooks.FromResolved(r, hooks.BuildOptions{Home: home.Dir, ExtEnv: settingsEnv(r, lookup)})
-	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, none: none, lookup: lookup, getenv: f.Getenv, problems: append(g.Problems, probs...)}, nil
+	return &hookSet{r: r, g: preparedExtensions(g), reg: reg, home: home, ws: ws, none: none, lookup: lookup, getenv: f.Getenv,
+		problems: append(g.Problems, probs...), off: extensionsOff(home, r, f.Getenv)}, nil
 }
 
 // preparedExtensions returns a copy of r whose extensions have
@@ -140,6 +144,9 @@ type hookRow struct {
 	Dialect     string          `json:"dialect"`
 	Flags       []string        `json:"flags,omitempty"`
 	Error       string          `json:"error,omitempty"`
+	// Disabled says why the hook does not run: its extension is not
+	// enabled (a session would not activate it).
+	Disabled string `json:"disabled,omitempty"`
 }
 
 // rows judges every hook against the approval record.
@@ -160,6 +167,9 @@ func (s *hookSet) rows() ([]hookRow, error) {
 		a, ok := approvals.Lookup(row.ID)
 		row.Hash = hash
 		row.Trust = hooks.DecideHook(h, s.r.Profile.Hooks.TrustWorkspace, hash, hooks.Approval{Hash: a.Hash, Permissions: a.Permissions, Code: a.Code}, ok)
+		if why, off := s.off[h.Extension]; off && h.Extension != "" {
+			row.Disabled = fmt.Sprintf("extension %s is not enabled: %s", h.Extension, why)
+		}
 		out = append(out, row)
 	}
 	return out, nil
@@ -221,10 +231,21 @@ func hooksListRun(opts *HooksListOptions) error {
 	} else {
 		tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "EVENT\tNAME\tSOURCE\tTRUST\tHASH")
+		noted := map[string]bool{}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Event, qualified(r.Extension, r.Name), r.Source, r.Trust, shortHash(r.Hash))
+			trust := string(r.Trust)
+			if r.Disabled != "" {
+				trust = "disabled"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Event, qualified(r.Extension, r.Name), r.Source, trust, shortHash(r.Hash))
 		}
 		tw.Flush()
+		for _, r := range rows {
+			if r.Disabled != "" && !noted[r.Extension] {
+				noted[r.Extension] = true
+				fmt.Fprintf(opts.IO.ErrOut, "note: %s; its hooks do not run\n", r.Disabled)
+			}
+		}
 	}
 	if !s.g.Profile.Hooks.Enabled {
 		fmt.Fprintln(opts.IO.ErrOut, "note: hooks.enabled is false; no hook runs")
@@ -472,7 +493,7 @@ func testData(opts *HooksTestOptions, ev hooks.Event) (map[string]any, error) {
 
 // engine builds the engine a session would, without anyone to ask.
 func (s *hookSet) engine() *hooks.Engine {
-	g := s.g
+	g := withoutExtensions(s.g, s.off)
 	reg, _ := hooks.FromResolved(g, hooks.BuildOptions{Home: s.home.Dir, ExtEnv: settingsEnv(g, s.lookup), ExtSecrets: settingsSecrets(g, s.lookup)})
 	opts := hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
 		Session:   hooks.Session{ID: "hooks-test", Cwd: s.ws.Root},
@@ -497,6 +518,11 @@ func printOutcome(opts *HooksTestOptions, s *hookSet, out hooks.Outcome) error {
 	}
 	for _, r := range out.Results {
 		fmt.Fprintf(w, "%-30s %s\n", r.Hook, resultLine(r))
+	}
+	for _, h := range s.reg.All() {
+		if why, off := s.off[h.Extension]; off && h.Extension != "" && h.Event == out.Event {
+			fmt.Fprintf(w, "%-30s not run: extension %s is not enabled: %s\n", h.QualifiedName(), h.Extension, why)
+		}
 	}
 	if out.Blocked {
 		fmt.Fprintf(w, "outcome: blocked by %s: %s\n", out.BlockedBy, out.Reason)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -168,12 +169,21 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	// server gets ollm's environment by allow-list only, so a setting
 	// given by its envVar (NOTES_TOKEN) must be passed on by name.
 	specs := mcp.Specs(r)
+	if held, err := heldExtensionSpecs(f, r); err != nil {
+		return nil, err
+	} else if len(held) > 0 {
+		specs = append(specs, held...)
+		slices.SortFunc(specs, func(a, b mcp.Spec) int { return strings.Compare(a.Name, b.Name) })
+	}
 	settings := settingsEnv(r, lookupEnv(f.Getenv))
 	for i := range specs {
 		if specs[i].Extension != "" {
 			specs[i].SettingsEnv = settings[specs[i].Extension]
 		}
 	}
+	// A server of an extension a session would not activate does not
+	// start here either.
+	offServers(specs, extensionsOff(home, r, f.Getenv))
 	return mcp.FromSpecs(r, specs, opts), nil
 }
 

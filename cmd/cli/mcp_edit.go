@@ -28,6 +28,9 @@ type MCPEditOptions struct {
 	Validate func() error
 	// Getwd is where relative paths in --command were typed.
 	Getwd func() (string, error)
+	// Appears says when an added server shows in `ollm mcp list`
+	// (mcpServerAppears); nil says nothing.
+	Appears func(name string) string
 
 	Name      string
 	Command   string
@@ -42,7 +45,8 @@ type MCPEditOptions struct {
 
 func newMCPEditOptions(f *Factory) *MCPEditOptions {
 	return &MCPEditOptions{IO: f.IO, Home: f.Home, Workspace: f.Workspace, Getwd: f.Getwd, OwnEdit: newOwnEdit(f),
-		Validate: func() error { _, err := f.LoadFiles(); return err }}
+		Validate: func() error { _, err := f.LoadFiles(); return err },
+		Appears:  func(name string) string { return mcpServerAppears(f, name) }}
 }
 
 func newCmdMCPAdd(f *Factory) *cobra.Command {
@@ -56,8 +60,9 @@ comments and layout stay as they were. --command is split as a shell would;
 --url talks streamable HTTP, or SSE when the path ends in /sse or
 --transport sse says so. Values may use ${VAR} and ${VAR:-default}, expanded
 when the server starts. A name that is already declared is refused (exit 2)
-with the file:line of the existing declaration. Workspace servers start only
-after ` + "`ollm trust`" + ` approves the workspace.`,
+with the file:line of the existing declaration. In an approved workspace the
+edit is approved with the command (it shows what it adds); in one with
+changes nobody approved yet, its servers start after ` + "`ollm trust`" + `.`,
 		Example: `  ollm mcp add fs --command "npx -y @modelcontextprotocol/server-filesystem ."
   ollm mcp add github --url https://api.example.com/mcp --header 'Authorization=Bearer ${GITHUB_TOKEN}'
   ollm mcp add notes --command "notes-mcp --stdio" --env NOTES_DIR=~/notes --user`,
@@ -141,8 +146,8 @@ func mcpAddRun(o *MCPEditOptions) error {
 		return writeJSON(o.IO.Out, mcpEditResult{Action: "added", Name: o.Name, File: path, Server: &cfg})
 	}
 	fmt.Fprintf(o.IO.Out, "added MCP server %s to %s\n", o.Name, path)
-	if !o.User {
-		fmt.Fprintln(o.IO.Out, "workspace servers start after `ollm trust` approves the workspace; `ollm mcp list` shows their state")
+	if o.Appears != nil {
+		fmt.Fprintln(o.IO.Out, o.Appears(o.Name))
 	}
 	return nil
 }

@@ -147,11 +147,14 @@ type ProfileValidateOptions struct {
 	IO      *IOStreams
 	Options func() (profiles.Options, error)
 	Getenv  func(string) string
-	JSON    bool
+	// Stale compares ollm.lock with the profile as `profile apply
+	// --locked` does (resolver.Applier.Check); nil skips it.
+	Stale func() ([]resolver.Change, *schema.Lock, error)
+	JSON  bool
 }
 
 func newCmdProfileValidate(f *Factory) *cobra.Command {
-	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptionsOrUser, Getenv: f.Getenv}
+	opts := &ProfileValidateOptions{IO: f.IO, Options: f.ProfileOptionsOrUser, Getenv: f.Getenv, Stale: newResolveDeps(f).check}
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check every profile layer and extension manifest",
@@ -161,8 +164,11 @@ checks the profile's settings against each extension's declared settings as
 loading the extension would: a wrong type, a value outside the enum or
 pattern, or a setting the extension does not declare is an error; a required
 setting without a value is a warning (its environment variable may be set
-where ollm runs). It exits with status 2 when the profile, any extension
-manifest, a setting or the lock is invalid, so CI can run it.`,
+where ollm runs). It compares ollm.lock with the profile as 'ollm profile
+apply --locked' does: a source added, removed or changed in ollm.cue
+without relocking makes the lock stale. It exits with status 2 when the
+profile, any extension manifest, a setting or the lock is invalid or
+stale, so CI can run it.`,
 		Args:    noArgs,
 		Example: "  ollm profile validate\n  ollm profile validate --json",
 		RunE:    func(cmd *cobra.Command, args []string) error { return profileValidateRun(opts) },
@@ -200,6 +206,9 @@ func profileValidateRun(opts *ProfileValidateOptions) error {
 		return err
 	}
 	lerr := checkLockFile(lo.Workspace)
+	if lerr == nil && pe == nil {
+		lerr = opts.staleLock(lo.Workspace)
+	}
 	if lerr != nil {
 		res.Valid = false
 		res.Errors = append(res.Errors, profiles.Diagnostic{Pos: lo.Workspace.Lock(), Message: lerr.Error()})
@@ -272,6 +281,27 @@ func settingProblems(r *schema.Resolved, getenv func(string) string) []schema.Pr
 		}
 	}
 	return out
+}
+
+// staleLock is an error listing what ollm.lock lacks or pins differently
+// from what the profile asks for, the check `profile apply --locked` fails
+// on; nil when it is up to date, or missing (apply writes it).
+func (opts *ProfileValidateOptions) staleLock(ws store.Workspace) error {
+	if ws.Root == "" || opts.Stale == nil {
+		return nil
+	}
+	changes, old, err := opts.Stale()
+	if err != nil {
+		return err
+	}
+	if old == nil || len(changes) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s is out of date with the profile:", ws.Lock())
+	for _, c := range changes {
+		msg += "\n  " + c.String()
+	}
+	return errors.New(msg + "\n  fix: run `ollm profile apply` (or `ollm profile lock`) and commit ollm.lock")
 }
 
 // checkLockFile reads the workspace's ollm.lock as `profile apply` will; a

@@ -219,9 +219,12 @@ func (d ResolveDeps) report(res *resolver.Result, asJSON bool) error {
 
 // printPlan prints what an apply changed or would change.
 func printPlan(w io.Writer, res *resolver.Result) {
-	if len(res.Plan.Changes) == 0 {
+	switch {
+	case len(res.Plan.Changes) == 0 && res.Old == nil:
+		fmt.Fprintln(w, "lock: nothing to pin")
+	case len(res.Plan.Changes) == 0:
 		fmt.Fprintln(w, "lock: no changes")
-	} else {
+	default:
 		fmt.Fprintf(w, "lock: %d change(s)\n", len(res.Plan.Changes))
 		for _, c := range res.Plan.Changes {
 			fmt.Fprintf(w, "  %s\n", c)
@@ -249,8 +252,12 @@ func printPlan(w io.Writer, res *resolver.Result) {
 	switch {
 	case res.DryRun:
 		fmt.Fprintln(w, "dry run: nothing was written")
+	case res.Generation > 0 && res.LockFile == "":
+		fmt.Fprintf(w, "applied: generation %d (no ollm.cue here, so no ollm.lock is written)\n", res.Generation)
 	case res.Generation > 0:
 		fmt.Fprintf(w, "applied: generation %d (%s %s)\n", res.Generation, res.LockFile, written(res.LockWritten))
+	case res.LockFile == "":
+		fmt.Fprintln(w, "locked: nothing to pin and no ollm.cue here, so no ollm.lock is written")
 	default:
 		fmt.Fprintf(w, "locked: %s %s\n", res.LockFile, written(res.LockWritten))
 	}
@@ -340,22 +347,30 @@ changed and were not applied (profile.autoApply: "never", a change that
 needs a fetch or a hook approval, or a rollback pin).`,
 		Args: noArgs,
 		Example: `  ollm profile diff
-  ollm profile diff --exit-code   # exit 1 when the lock is out of date`,
+  ollm profile diff --exit-code   # exit 1 when the lock is out of date or the generation is behind`,
 		RunE: func(cmd *cobra.Command, args []string) error { return profileDiffRun(opts) },
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the differences as JSON")
-	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with status 1 when there are differences")
+	cmd.Flags().BoolVar(&opts.ExitCode, "exit-code", false, "exit with status 1 when there are differences: ollm.lock out of date, or the current generation behind the files")
 	return cmd
 }
 
-func profileDiffRun(opts *ProfileDiffOptions) error {
-	a, err := opts.Deps.applier()
+// check compares ollm.lock with what the profile asks for without
+// fetching (resolver.Applier.Check): the staleness `profile apply
+// --locked` fails on, which `profile diff` and `profile validate` report.
+func (d ResolveDeps) check() ([]resolver.Change, *schema.Lock, error) {
+	a, err := d.applier()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	changes, old, err := a.Check()
+	return changes, old, resolveError(err)
+}
+
+func profileDiffRun(opts *ProfileDiffOptions) error {
+	changes, old, err := opts.Deps.check()
 	if err != nil {
-		return resolveError(err)
+		return err
 	}
 	w := opts.Deps.IO.Out
 	var gd *generationDiff
@@ -396,7 +411,7 @@ func profileDiffRun(opts *ProfileDiffOptions) error {
 			fmt.Fprintln(w, "run `ollm profile lock` (or `ollm profile apply`) to update ollm.lock")
 		}
 	}
-	if opts.ExitCode && len(changes) > 0 {
+	if opts.ExitCode && (len(changes) > 0 || gd != nil && gd.Behind) {
 		return &SilentError{Code: ExitError}
 	}
 	return nil

@@ -85,7 +85,8 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 		root.AddCommand(newCmd(f))
 	}
 	hookRoot(f, root)
-	attachSession(root, f) // `ollm` alone opens the TUI in a terminal (session.go)
+	attachSession(root, f)       // `ollm` alone opens the TUI in a terminal (session.go)
+	registerCompletions(f, root) // names for shell completion (complete.go)
 	return root
 }
 

@@ -27,6 +27,9 @@ const (
 	StateDisabled State = "disabled" // by the user, the profile or autoEnable
 	StateFailed   State = "failed"   // wanted, but a setting is missing or invalid, or enabling failed
 	StateInvalid  State = "invalid"  // its manifest was rejected; it was never loaded
+	// Listed by `ollm ext list` beside the manager's extensions:
+	StateHeld     State = "held"     // an unapproved workspace's: loaded once `ollm trust` approves it
+	StateShadowed State = "shadowed" // a copy another of the same name with precedence replaces
 )
 
 // HookRegistry is the part of the hook registry the manager uses;
@@ -244,7 +247,7 @@ func (m *Manager) startLocked(ctx context.Context) Stats {
 	for _, name := range m.order {
 		e := m.exts[name]
 		if !e.wanted {
-			continue
+			continue // Off: not wanted; a setting error fails in activate
 		}
 		if err := m.activate(ctx, e); err != nil {
 			s.Failed++
@@ -551,6 +554,40 @@ func (m *Manager) stopServersLocked() []error {
 		}
 	}
 	return out
+}
+
+// Off says why a session would not activate the extension name: not
+// wanted (extensions.enabled, extensions.enable.<name>, `ollm ext
+// disable`, extensions.autoEnable; see Wanted) or a required setting
+// missing or a setting invalid (see ResolveSettings). "" means it runs.
+// This is the one decision: Start activates exactly the extensions whose
+// Off is "", and every command that starts an extension's servers or runs
+// its hooks outside a session (mcp list, tools, call; hooks list, test)
+// asks it of a Manager built over the same profile with no parts.
+func (m *Manager) Off(name string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.res.Profile.Extensions.Enabled {
+		return "extensions.enabled is false in the profile"
+	}
+	e, ok := m.exts[name]
+	if !ok {
+		if _, bad := m.invalid[name]; bad {
+			return "its manifest is invalid; `ollm ext info " + name + "` says why"
+		}
+		return "no extension " + name + " in the profile"
+	}
+	return m.off(e)
+}
+
+func (m *Manager) off(e *entry) string {
+	switch {
+	case !e.wanted:
+		return e.reason
+	case len(e.setErrs) > 0:
+		return m.redact(e, errors.Join(e.setErrs...)).Error()
+	}
+	return ""
 }
 
 func (m *Manager) state(e *entry) State {

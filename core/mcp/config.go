@@ -51,6 +51,10 @@ type Spec struct {
 	// LoginCommand is what the user runs to log in, for messages;
 	// default "ollm mcp login <name>".
 	LoginCommand string
+	// Off, when set, says why the server does not run although its
+	// configuration enables it: its extension is not enabled (a session
+	// would not activate it). It is shown disabled with this as its error.
+	Off string
 }
 
 // OAuthClient is how ollm authenticates at a server's authorization

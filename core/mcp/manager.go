@@ -296,6 +296,9 @@ func (m *Manager) Start() {
 		case m.opts.Disabled || !s.spec.Config.Enabled:
 			m.setState(s, StateDisabled, nil)
 			s.settle.Do(func() { close(s.settled) })
+		case s.spec.Off != "":
+			m.setState(s, StateDisabled, errors.New(s.spec.Off))
+			s.settle.Do(func() { close(s.settled) })
 		case s.spec.NeedsApproval() && (m.opts.Approved == nil || !m.opts.Approved(s.spec)):
 			m.setState(s, StateNeedsApproval, errors.New("a workspace server runs only after you approve the workspace"))
 			s.settle.Do(func() { close(s.settled) })

@@ -227,3 +227,26 @@ func ownEnv(spec Spec, env []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// CachedTools lists the names of the tools the tool cache holds for the
+// server as a Manager with opts would find them (opts.ToolCache, Environ
+// and Roots as that Manager gets them), without starting anything: shell
+// completion offers them. nil when the cache has no usable entry.
+func CachedTools(spec Spec, opts Options) []string {
+	tc := newToolCache(opts.ToolCache, opts.maxMessage())
+	if tc == nil {
+		return nil
+	}
+	cfg := ExpandServer(spec.Name, spec.Config, opts.Environ, spec.SettingsEnv, spec.vars(&opts))
+	c := &conn{spec: spec, cfg: cfg, opts: &opts}
+	e, err := tc.load(toolCacheKey(spec, cfg, c.offered()))
+	if err != nil || e == nil {
+		return nil
+	}
+	names := make([]string, 0, len(e.Tools))
+	for _, t := range e.Tools {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -76,3 +76,25 @@ func waitAfter(s *tmuxSession, after, want string) {
 		time.Sleep(50 * time.Millisecond) // the test's -timeout bounds a hang
 	}
 }
+
+// At a terminal, Ctrl-C at `ollm tools call`'s [y/N] question ends it
+// with status 130 (like the trust question and the session's dialogs),
+// and the call does not run.
+func TestTmuxToolsCallPromptCtrlC(t *testing.T) {
+	tmp, bin := tmuxSetup(t)
+	ws, home := filepath.Join(tmp, "ws"), filepath.Join(tmp, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(home, "profile.cue"), `policy: rules: [{name: "writes-ask", tool: "write_file", action: "ask"}]`+"\n")
+	call := "trap true INT; " + bin + ` tools call write_file '{"path":"x.txt","content":"hi"}'; echo [tools exited $?]`
+	s := startTmux(t, tmp, call, ws, home, "http://127.0.0.1:9", 120, 40)
+	s.waitFor("Run it? [y/N]")
+	s.tmux("send-keys", "-t", s.name, "C-c")
+	s.waitFor("[tools exited 130]")
+	if _, err := os.Stat(filepath.Join(ws, "x.txt")); err == nil {
+		t.Fatal("the call ran after Ctrl-C at its question")
+	}
+}
