@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -136,7 +137,13 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
-	pid, reused, err := spawn(spec, cmd.Dir, argv, env, fds)
+	// The child joins a prepared mount namespace, which moves it to that
+	// namespace's root: its directory is named whole, ollm's own for none.
+	dir, err := filepath.Abs(cmd.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	pid, reused, err := spawn(spec, dir, argv, env, fds)
 	runtime.KeepAlive(files) // open until the child has its copies
 	if err != nil {
 		return fail(&os.PathError{Op: "fork/exec", Path: specProgram(spec), Err: err})

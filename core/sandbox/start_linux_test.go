@@ -313,3 +313,27 @@ func TestSpawnViewFollowsMountChanges(t *testing.T) {
 		t.Fatalf("after the mount: ls %v %q, kept view used %v", ok, out, reused)
 	}
 }
+
+// A command without a directory runs in ollm's, and a relative one is
+// taken from ollm's, as with exec.Cmd: joining the view's mount namespace
+// moves a process to its root, so the directory is named whole.
+func TestStartDirectory(t *testing.T) {
+	b := newBox(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{"": wd, ".": wd, filepath.Base(b.root): b.root} {
+		cmd, start := b.spawned(t, "pwd")
+		cmd.Dir = dir
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		p, err := start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Wait(); err != nil || strings.TrimSpace(out.String()) != want {
+			t.Errorf("Dir %q: pwd says %q (%v), want %q", dir, out.String(), err, want)
+		}
+	}
+}
