@@ -132,7 +132,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		}
 		fds[i] = int(f.Fd())
 	}
-	env := withoutKey(cmd.Env)
+	env := lastValues(withoutKey(cmd.Env))
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
@@ -195,6 +195,29 @@ func (p *Process) Wait() error {
 		<-done
 	}
 	return err
+}
+
+// lastValues keeps one entry per name, the last, where it first stood: as
+// exec.Cmd does, and as Wrap relies on (the private caches' variables
+// after the caller's). A program reading its environment may take the
+// first of two (Go does), so none may reach it.
+func lastValues(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	out := make([]string, 0, len(last))
+	seen := make(map[string]bool, len(last))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		out = append(out, env[last[name]])
+	}
+	return out
 }
 
 // sameWriter reports whether two writers are the same value, as exec

@@ -337,3 +337,30 @@ func TestStartDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A name given twice reaches the program once, with its last value, as
+// with exec.Cmd: Wrap puts the private build caches after the caller's
+// environment, and Go takes the first of two.
+func TestStartEnvironmentLastValueWins(t *testing.T) {
+	b := newBox(t)
+	cmd, start := b.spawned(t, "cat", "/proc/self/environ") // exactly what it was given
+	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "OLLM_TWICE=first", "OLLM_TWICE=last")
+	// The policy stays the last entry, as Wrap leaves it.
+	cmd.Env[len(cmd.Env)-3], cmd.Env[len(cmd.Env)-2], cmd.Env[len(cmd.Env)-1] = cmd.Env[len(cmd.Env)-2], cmd.Env[len(cmd.Env)-1], cmd.Env[len(cmd.Env)-3]
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	p, err := start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Wait()
+	var twice []string
+	for _, kv := range strings.Split(out.String(), "\x00") {
+		if strings.HasPrefix(kv, "OLLM_TWICE=") {
+			twice = append(twice, kv)
+		}
+	}
+	if err != nil || len(twice) != 1 || twice[0] != "OLLM_TWICE=last" {
+		t.Fatalf("%v: %q", err, twice)
+	}
+}
