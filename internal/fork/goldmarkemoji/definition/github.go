@@ -2,7 +2,6 @@ package definition
 
 import "sync"
 
-
 var github Emojis
 var githubOnce sync.Once
 
