@@ -68,6 +68,10 @@ func TestGoInstallFromProxy(t *testing.T) {
 		for _, m := range append(matches, filepath.Join(dl, "list")) {
 			os.Remove(m)
 		}
+		// And the directories left empty (Remove leaves others alone).
+		for _, d := range []string{dl, filepath.Dir(dl), filepath.Dir(filepath.Dir(dl)), filepath.Join(modCache, "github.com", "ollm")} {
+			os.Remove(d)
+		}
 	})
 
 	gobin := t.TempDir()
