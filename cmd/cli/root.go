@@ -14,6 +14,7 @@ import (
 
 // Main runs ollm with the process's arguments and returns its exit code.
 func Main() ExitCode {
+	resolveVersion()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := NewFactory(ctx)

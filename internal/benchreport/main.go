@@ -105,11 +105,16 @@ func generate(outPath, only, commit, rawPath string, verbose bool) error {
 		}
 	}
 	res := evaluate(s, rows)
+	old, _ := os.ReadFile(outPath)
 	f, err := os.Create(outPath)
 	if err != nil {
 		return err
 	}
 	if err := writeReport(f, m, res, cmds, runErrs); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(keptPart(old)); err != nil {
 		f.Close()
 		return err
 	}
@@ -242,4 +247,16 @@ func geminiVersion() string {
 		return "unknown"
 	}
 	return "@google/gemini-cli " + pkg.Version + " on Node.js " + strings.TrimSpace(outputOf("node", "--version"))
+}
+
+// keptMarker starts the part of the report measured by hand (the install
+// timings of a fresh clone), which a new report keeps as it is.
+const keptMarker = "<!-- Measured by hand: make bench-report keeps everything from here. -->\n"
+
+// keptPart is the old report from keptMarker on, or nothing.
+func keptPart(old []byte) []byte {
+	if i := bytes.Index(old, []byte(keptMarker)); i >= 0 {
+		return append([]byte("\n"), old[i:]...)
+	}
+	return nil
 }

@@ -161,7 +161,7 @@ var rows = []row{
 	{Area: "cmd/ollm", What: "`ollm --help`, the whole process (median wall time)",
 		Measured: sel{"BenchmarkStart/ollm-help", "median-µs"}, Reference: &sel{"BenchmarkStart/gemini-version", "median-µs"},
 		RefLabel: "`gemini --version`", Check: checkMax, Limit: 15 * ms, Target: "<= 15 ms (#14)"},
-	{Area: "cmd/ollm", What: "`ollm version` built with upstream chroma, glamour, goldmark, jsonschema and apd, which do their work at package initialisation (go.mod without its replace directives; third_party/README.md)",
+	{Area: "cmd/ollm", What: "`ollm version` built with upstream glamour, goldmark and chroma, which do their work at package initialisation (instead of the copies in internal/fork; internal/fork/README.md)",
 		Measured: sel{"BenchmarkStart/ollm-version-upstream", "median-µs"}, Reference: &sel{"BenchmarkStart/ollm-version", "median-µs"},
 		RefLabel: "`ollm version` as built", Check: checkNone, Target: "-"},
 	{Area: "cmd/ollm", What: "a Go program that prints one line, the floor of any Go command's start on the machine (median wall time)",

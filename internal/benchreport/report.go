@@ -266,8 +266,9 @@ const notes = `## Reading the table
 - **Start.** One process per iteration, with an empty home, from a warm
   page cache; the rows are median wall times. Package initialisation runs
   before ` + "`main`" + ` for every package linked in, so the start path is the
-  sum of what every library does at init: chroma's lexers and styles and
-  the JSON Schema metaschemas load on first use (third_party/README.md);
+  sum of what every library does at init: chroma's lexers and styles load
+  on first use (internal/fork/README.md), the JSON Schema metaschemas and
+  CUE's decimal constants do not (docs/decisions.md);
   ` + "`go test ./cmd/ollm -run TestStartInitIsLight`" + ` guards the
   allocations. The test binary also reports the CPU time (` + "`median-cpu-µs`" + `).
   Gemini CLI is a Node.js program: its figures are Node's start plus its

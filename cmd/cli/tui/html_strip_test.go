@@ -3,12 +3,12 @@ package tui
 import (
 	"testing"
 
-	"github.com/charmbracelet/glamour/ansi"
 	"github.com/microcosm-cc/bluemonday"
+	"github.com/ollm/ollm/internal/fork/glamour/ansi"
 )
 
 // glamour strips the HTML in a model's markdown with ansi.StripHTML
-// (third_party/glamour) instead of bluemonday's StrictPolicy, whose package
+// (internal/fork/glamour) instead of bluemonday's StrictPolicy, whose package
 // initialisation every ollm command paid for. These check that both give
 // the same text. bluemonday is linked into this test only.
 

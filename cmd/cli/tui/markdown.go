@@ -3,8 +3,8 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/glamour"
 	"github.com/muesli/reflow/wordwrap"
+	"github.com/ollm/ollm/internal/fork/glamour"
 )
 
 // Markdown renders a streamed answer without falling behind: the text up to

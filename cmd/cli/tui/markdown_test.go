@@ -51,7 +51,7 @@ func TestMarkdownRendersWithGlamour(t *testing.T) {
 }
 
 // Code blocks are highlighted and HTML is stripped; both go through the
-// patched copies in third_party/ (lexers and styles load on first use,
+// patched copies in internal/fork/ (lexers and styles load on first use,
 // HTML is stripped without bluemonday).
 func TestMarkdownHighlightsCodeAndStripsHTML(t *testing.T) {
 	md := NewMarkdown(80, "dark")
