@@ -352,11 +352,21 @@ func denied(env Env) []string {
 		deny = append(deny, absPath(d, env))
 	}
 	for _, d := range deny {
-		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+		if real, err := evalSymlinks(d); err == nil && real != d {
 			deny = append(deny, real)
 		}
 	}
 	return deny
+}
+
+// evalSymlinks is filepath.EvalSymlinks, one lstat for a path that is not
+// there (most secret locations): Lstat follows every link but the last,
+// so when it fails EvalSymlinks fails too, after an lstat per component.
+func evalSymlinks(p string) (string, error) {
+	if _, err := os.Lstat(p); err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
 }
 
 // secretHolds reports whether a denied path other than $HOME itself holds
@@ -366,7 +376,7 @@ func secretHolds(p string, deny []string, env Env) bool {
 	home := homeDir(env)
 	realHome, _ := filepath.EvalSymlinks(home)
 	paths := []string{p}
-	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+	if real, err := evalSymlinks(p); err == nil && real != p {
 		paths = append(paths, real)
 	}
 	for _, d := range deny {
@@ -425,17 +435,27 @@ func AllowExcept(root string, deny []string, keep string) []string {
 // allowExcept is AllowExcept that neither lists nor descends into what
 // skip covers.
 func allowExcept(root string, deny []string, keep string, skip []string) []string {
-	var ds []string
-	for _, d := range deny {
-		ds = append(ds, filepath.Clean(d))
+	clean := func(ps []string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = filepath.Clean(p)
+		}
+		return out
+	}
+	ds, skip := clean(deny), clean(skip)
+	if keep != "" {
+		keep = filepath.Clean(keep)
+	}
+	covered := func(p string) bool {
+		return slices.ContainsFunc(skip, func(w string) bool { return withinClean(p, w) })
 	}
 	var out []string
 	var walk func(dir string)
 	walk = func(dir string) {
-		if covered(dir, skip) {
+		if covered(dir) {
 			return
 		}
-		if !slices.ContainsFunc(ds, func(d string) bool { return within(d, dir) && d != dir }) {
+		if !slices.ContainsFunc(ds, func(d string) bool { return withinClean(d, dir) && d != dir }) {
 			out = append(out, dir)
 			return
 		}
@@ -446,9 +466,9 @@ func allowExcept(root string, deny []string, keep string, skip []string) []strin
 		for _, e := range entries {
 			p := filepath.Join(dir, e.Name())
 			switch {
-			case covered(p, skip):
+			case covered(p):
 			case slices.Contains(ds, p):
-				if keep != "" && within(keep, p) {
+				if keep != "" && withinClean(keep, p) {
 					// Landlock does not check the way down: allowing the
 					// workspace itself leaves the rest of p hidden.
 					out = append(out, keep)
@@ -510,8 +530,30 @@ func protected(write []string, env Env) []string {
 
 // within reports whether p is base or below it.
 func within(p, base string) bool {
-	p, base = filepath.Clean(p), filepath.Clean(base)
-	return p == base || base == "/" || strings.HasPrefix(p, base+string(filepath.Separator))
+	return withinClean(clean(p), clean(base))
+}
+
+// clean is filepath.Clean without its work for a path that is clean
+// already (nearly every one here).
+func clean(p string) string {
+	if p == "" || p[0] != '/' {
+		return filepath.Clean(p)
+	}
+	for i := 1; i < len(p); i++ {
+		if p[i] == '/' && (p[i-1] == '/' || i == len(p)-1) {
+			return filepath.Clean(p)
+		}
+		if p[i] == '.' && p[i-1] == '/' && (i+1 == len(p) || p[i+1] == '/' || p[i+1] == '.' && (i+2 == len(p) || p[i+2] == '/')) {
+			return filepath.Clean(p)
+		}
+	}
+	return p
+}
+
+// withinClean is within for paths already clean: no allocation, for the
+// loops of allowExcept (a hook's policy is resolved at every start).
+func withinClean(p, base string) bool {
+	return p == base || base == "/" || len(p) > len(base) && p[len(base)] == filepath.Separator && p[:len(base)] == base
 }
 
 func absPath(p string, env Env) string {
