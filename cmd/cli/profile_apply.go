@@ -212,7 +212,7 @@ func (d ResolveDeps) report(res *resolver.Result, asJSON bool) error {
 	}
 	printPlan(d.IO.Out, res)
 	if res.Resolved != nil {
-		printProblems(d.IO.ErrOut, res.Resolved.Problems)
+		printHeld(d.IO, res.Resolved.Problems, res.Resolved.Workspace)
 	}
 	return nil
 }
