@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ollm/ollm/schema"
@@ -115,7 +116,22 @@ type WorkspaceApproval struct {
 	Digest     string    `json:"digest"`
 	ApprovedAt time.Time `json:"approvedAt"`
 	ApprovedBy string    `json:"approvedBy"`
+	// Earlier are the digests the root was approved at before, newest
+	// first, at most MaxEarlierApprovals. They approve nothing by
+	// themselves: `ollm profile rollback` approves again a generation
+	// built from one of them (EarlierApproval), and only that.
+	Earlier []EarlierApproval `json:"earlier,omitempty"`
 }
+
+// EarlierApproval is a digest a workspace was approved at before.
+type EarlierApproval struct {
+	Digest     string    `json:"digest"`
+	ApprovedAt time.Time `json:"approvedAt"`
+	ApprovedBy string    `json:"approvedBy"`
+}
+
+// MaxEarlierApprovals bounds the earlier digests kept per workspace.
+const MaxEarlierApprovals = 16
 
 // TrustedWorkspaces is trusted-workspaces.json.
 type TrustedWorkspaces struct {
@@ -142,6 +158,29 @@ func (t *TrustedWorkspaces) Approved(root, digest string) bool {
 	return false
 }
 
+// EarlierApproval returns the approval root had at digest: the current
+// one or an earlier one. A digest never approved for root is not found,
+// whatever other workspace was approved at it.
+func (t *TrustedWorkspaces) EarlierApproval(root, digest string) (EarlierApproval, bool) {
+	if digest == "" {
+		return EarlierApproval{}, false
+	}
+	for _, w := range t.Workspaces {
+		if w.Root != root {
+			continue
+		}
+		if w.Digest == digest {
+			return EarlierApproval{Digest: w.Digest, ApprovedAt: w.ApprovedAt, ApprovedBy: w.ApprovedBy}, true
+		}
+		for _, e := range w.Earlier {
+			if e.Digest == digest {
+				return e, true
+			}
+		}
+	}
+	return EarlierApproval{}, false
+}
+
 // Find returns the approval recorded for root.
 func (t *TrustedWorkspaces) Find(root string) (WorkspaceApproval, bool) {
 	for _, w := range t.Workspaces {
@@ -152,16 +191,26 @@ func (t *TrustedWorkspaces) Find(root string) (WorkspaceApproval, bool) {
 	return WorkspaceApproval{}, false
 }
 
-// ApproveWorkspace records a, replacing an earlier approval of its root.
+// ApproveWorkspace records a, replacing an earlier approval of its root;
+// the replaced digest joins the root's Earlier list (newest first, at
+// most MaxEarlierApprovals, a's own digest left out).
 func ApproveWorkspace(path string, a WorkspaceApproval) error {
 	return UpdateJSON(path, PermPrivate, func(t *TrustedWorkspaces) error {
 		t.Version = TrustVersion
 		for i := range t.Workspaces {
-			if t.Workspaces[i].Root == a.Root {
+			if old := t.Workspaces[i]; old.Root == a.Root {
+				earlier := append([]EarlierApproval{{Digest: old.Digest, ApprovedAt: old.ApprovedAt, ApprovedBy: old.ApprovedBy}}, old.Earlier...)
+				a.Earlier = nil
+				for _, e := range earlier {
+					if e.Digest != "" && e.Digest != a.Digest && len(a.Earlier) < MaxEarlierApprovals && !slices.ContainsFunc(a.Earlier, func(x EarlierApproval) bool { return x.Digest == e.Digest }) {
+						a.Earlier = append(a.Earlier, e)
+					}
+				}
 				t.Workspaces[i] = a
 				return nil
 			}
 		}
+		a.Earlier = nil
 		t.Workspaces = append(t.Workspaces, a)
 		return nil
 	})

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -93,5 +94,64 @@ func TestWorkspaceApprovalAndDigest(t *testing.T) {
 	}
 	if tw, _ = LoadTrustedWorkspaces(path); tw.Approved(ws.Root, d4) {
 		t.Fatal("still approved after revoke")
+	}
+}
+
+// Replacing a workspace's approval keeps the digests it was approved at
+// before, newest first and bounded; they approve nothing by themselves,
+// a digest never approved for the root is not among them, and revoking
+// the workspace forgets them.
+func TestWorkspaceEarlierApprovals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trusted-workspaces.json")
+	approve := func(root, d string) {
+		t.Helper()
+		if err := ApproveWorkspace(path, WorkspaceApproval{Root: root, Digest: d, ApprovedBy: "me",
+			Earlier: []EarlierApproval{{Digest: "injected"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	approve("/ws", "d1")
+	approve("/other", "x1")
+	approve("/ws", "d2")
+	approve("/ws", "d1") // approved again: d2 is earlier now, d1 only current
+	tw, err := LoadTrustedWorkspaces(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tw.Approved("/ws", "d1") || tw.Approved("/ws", "d2") {
+		t.Fatalf("an earlier digest approves the workspace: %+v", tw)
+	}
+	for _, d := range []string{"d1", "d2"} {
+		if _, ok := tw.EarlierApproval("/ws", d); !ok {
+			t.Fatalf("%s was approved for /ws before: %+v", d, tw)
+		}
+	}
+	for _, d := range []string{"x1", "injected", "never", ""} {
+		if _, ok := tw.EarlierApproval("/ws", d); ok {
+			t.Fatalf("%q was never approved for /ws but is found: %+v", d, tw)
+		}
+	}
+	if a, _ := tw.Find("/ws"); len(a.Earlier) != 1 || a.Earlier[0].Digest != "d2" {
+		t.Fatalf("earlier = %+v, want [d2]", a.Earlier)
+	}
+
+	for i := range MaxEarlierApprovals + 5 {
+		approve("/ws", fmt.Sprintf("n%d", i))
+	}
+	tw, _ = LoadTrustedWorkspaces(path)
+	a, _ := tw.Find("/ws")
+	if len(a.Earlier) != MaxEarlierApprovals || a.Earlier[0].Digest != fmt.Sprintf("n%d", MaxEarlierApprovals+3) {
+		t.Fatalf("earlier = %d entries starting %+v, want %d, newest first", len(a.Earlier), a.Earlier[0], MaxEarlierApprovals)
+	}
+	if _, ok := tw.EarlierApproval("/ws", "d1"); ok {
+		t.Fatal("the oldest digest is kept beyond the bound")
+	}
+
+	if _, err := RevokeWorkspace(path, "/ws"); err != nil {
+		t.Fatal(err)
+	}
+	tw, _ = LoadTrustedWorkspaces(path)
+	if _, ok := tw.EarlierApproval("/ws", "n3"); ok {
+		t.Fatal("an earlier approval survives `ollm trust --revoke`")
 	}
 }

@@ -739,7 +739,7 @@ func TestACPHookApprovalThroughTheEditor(t *testing.T) {
 // A workspace MCP server of an unapproved workspace is held back; the
 // editor is asked before the first prompt, and once approved its tools
 // are offered to the model in that prompt; the editor is told that the
-// workspace is not approved.
+// workspace is not approved (one line: the count, the file, `ollm trust`).
 func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 	e := newSessionEnv(t)
 	e.write(filepath.Join(e.ws, "ollm.cue"), `mcp: servers: everything: {command: "node", args: ["`+everythingScript(t)+`", "stdio"]}
@@ -768,7 +768,7 @@ func TestACPWorkspaceServerApprovedThroughTheEditor(t *testing.T) {
 			thoughts.WriteString(th.Content.Text.Text)
 		}
 	}
-	for _, want := range []string{"the workspace is not approved", "MCP server everything ready"} {
+	for _, want := range []string{"workspace not approved: 1 value held back (ollm.cue): `ollm trust` reviews and approves them", "MCP server everything ready"} {
 		if !strings.Contains(thoughts.String(), want) {
 			t.Errorf("the editor was not told %q:\n%s", want, thoughts.String())
 		}

@@ -251,7 +251,7 @@ func indentRest(s string, n int) string {
 func profileChecks(r *schema.Resolved) []Check {
 	var out []Check
 	for _, p := range r.Problems {
-		if strings.HasPrefix(p.Message, "workspace not approved:") {
+		if runtime.IsHeld(p) {
 			continue // the workspace check reports them
 		}
 		c := Check{Name: "profile", Status: CheckWarn, Message: runtime.ProblemText(schema.Problem{Pos: p.Pos, File: p.File, Message: p.Message}), Fix: p.Fix}

@@ -114,7 +114,7 @@ func extListRun(o *ExtOptions) error {
 		}
 		return writeJSON(o.IO.Out, list)
 	}
-	warnHeld(o.IO.ErrOut, r, true)
+	warnHeld(o.IO, r, true)
 	if !r.Profile.Extensions.Enabled {
 		fmt.Fprintln(o.IO.ErrOut, "extensions.enabled is false in the profile: no extension is loaded")
 		return nil

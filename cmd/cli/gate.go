@@ -1,10 +1,11 @@
 package cli
 
 import (
-	"io"
+	"fmt"
 	"maps"
 	"strings"
 
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/schema"
 )
 
@@ -55,19 +56,36 @@ func withHeldServers(f *Factory, g *schema.Resolved) (*schema.Resolved, error) {
 	return &c, nil
 }
 
-// warnHeld prints, one line each with file:line, what an unapproved
-// workspace had held back, for commands that do not print every problem.
-// With servers false, held servers are left out (a server table shows
-// them as needs-approval).
-func warnHeld(w io.Writer, r *schema.Resolved, servers bool) {
+// warnHeld prints what an unapproved workspace had held back, for
+// commands that do not print every problem: one line with the count, the
+// files and `ollm trust`, or with -v each value with its file:line. With
+// servers false, held servers are left out (a server table shows them as
+// needs-approval).
+func warnHeld(io *IOStreams, r *schema.Resolved, servers bool) {
 	var held []schema.Problem
 	for _, p := range r.Problems {
 		if !servers && (strings.Contains(p.Message, ".mcp.json servers held back") || strings.Contains(p.Message, " mcp.servers held back")) {
 			continue
 		}
-		if strings.HasPrefix(p.Message, "workspace not approved:") {
+		if runtime.IsHeld(p) {
 			held = append(held, p)
 		}
 	}
-	printProblems(w, held)
+	printHeld(io, held, r.Workspace)
+}
+
+// printHeld prints problems as printProblems does, except that the values
+// an unapproved workspace holds back are one line (runtime.HeldLine),
+// after the others, unless -v asks for each. root is the workspace's
+// root, which the line names the files against.
+func printHeld(io *IOStreams, ps []schema.Problem, root string) {
+	if io.Verbose {
+		printProblems(io.ErrOut, ps)
+		return
+	}
+	held, rest := runtime.SplitHeld(ps)
+	printProblems(io.ErrOut, rest)
+	if len(held) > 0 {
+		fmt.Fprintf(io.ErrOut, "warning: %s\n", runtime.HeldLine(held, root))
+	}
 }

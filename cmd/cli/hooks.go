@@ -250,7 +250,7 @@ func hooksListRun(opts *HooksListOptions) error {
 	if !s.g.Profile.Hooks.Enabled {
 		fmt.Fprintln(opts.IO.ErrOut, "note: hooks.enabled is false; no hook runs")
 	}
-	printProblems(opts.IO.ErrOut, s.problems)
+	printHeld(opts.IO, s.problems, s.ws.Root)
 	return nil
 }
 

@@ -19,6 +19,10 @@ type IOStreams struct {
 	StdinTTY  bool
 	StdoutTTY bool
 	StderrTTY bool
+
+	// Verbose is -v: commands list each value an unapproved workspace
+	// holds back instead of one line (printHeld).
+	Verbose bool
 }
 
 // CanPrompt reports whether the user can answer a question: both stdin and

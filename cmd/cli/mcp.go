@@ -144,7 +144,7 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnHeld(f.IO.ErrOut, r, false)
+	warnHeld(f.IO, r, false)
 	o.problems = mcpJSONProblems(r)
 	if r, err = withHeldServers(f, r); err != nil {
 		return nil, err

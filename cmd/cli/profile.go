@@ -113,7 +113,7 @@ func profileShowRun(opts *ProfileShowOptions) error {
 	if err := writeJSON(w, r.Profile); err != nil {
 		return err
 	}
-	printProblems(opts.IO.ErrOut, r.Problems)
+	printHeld(opts.IO, r.Problems, r.Workspace)
 	return nil
 }
 

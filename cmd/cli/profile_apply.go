@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -212,7 +213,7 @@ func (d ResolveDeps) report(res *resolver.Result, asJSON bool) error {
 	}
 	printPlan(d.IO.Out, res)
 	if res.Resolved != nil {
-		printProblems(d.IO.ErrOut, res.Resolved.Problems)
+		printHeld(d.IO, res.Resolved.Problems, res.Resolved.Workspace)
 	}
 	return nil
 }
@@ -507,10 +508,12 @@ func profileGenerationsRun(opts *ProfileGenerationsOptions) error {
 type ProfileRollbackOptions struct {
 	Deps   ResolveDeps
 	Target int // 0: the one before the current
+	By     string
+	Now    func() time.Time
 }
 
 func newCmdProfileRollback(f *Factory) *cobra.Command {
-	opts := &ProfileRollbackOptions{Deps: newResolveDeps(f)}
+	opts := &ProfileRollbackOptions{Deps: newResolveDeps(f), Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "rollback [N]",
 		Short: "Make an earlier generation current",
@@ -518,7 +521,12 @@ func newCmdProfileRollback(f *Factory) *cobra.Command {
 workspace's current generation and pins it: sessions and every command run
 it exactly as it was (extensions, hooks, servers, policy, settings,
 skills), even if ollm.cue changed since, and profile.autoApply waits, until
-the next 'ollm profile apply'. ollm.cue and ollm.lock are not touched.`,
+the next 'ollm profile apply'. ollm.cue and ollm.lock are not touched.
+
+When the workspace was approved (ollm trust, or an ollm command that
+wrote it) at the state generation N was built from, rollback approves that
+state again and lists the widening values it brings back. A generation
+built from a state nobody approved stays held back until 'ollm trust'.`,
 		Args:    maxArgs(1),
 		Example: "  ollm profile rollback\n  ollm profile rollback 3",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -529,6 +537,7 @@ the next 'ollm profile apply'. ollm.cue and ollm.lock are not touched.`,
 				}
 				opts.Target = n
 			}
+			opts.By = approvedBy(f)
 			return profileRollbackRun(opts)
 		},
 	}
@@ -567,6 +576,65 @@ func profileRollbackRun(opts *ProfileRollbackOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.Deps.IO.Out, "current generation: %d (was %d); pinned to %d: sessions and commands run it as it was, and automatic applies wait, until the next `ollm profile apply`\n", target, cur.Generation, target)
+	return approveRollback(opts, o, cur.Generation, target)
+}
+
+// approveRollback approves again the workspace state generation target
+// was built from, when the workspace was approved at it before (the
+// current approval or one of the earlier ones the approval record keeps),
+// after listing the widening values it brings back compared with
+// generation was. A state nobody approved (a hostile ollm.cue applied
+// before anyone reviewed it) is never approved here: the user is told
+// that `ollm trust` is needed.
+func approveRollback(opts *ProfileRollbackOptions, o profiles.Options, was, target int) error {
+	w := opts.Deps.IO.Out
+	gens := store.Generations{Dir: o.Home.Generations()}
+	g, err := gens.Read(target)
+	if err != nil {
+		return err
+	}
+	if g.Gated == nil || g.Gated.Trust.Digest == "" {
+		return nil // nothing of it is held back
+	}
+	digest := g.Gated.Trust.Digest
+	tw, err := store.LoadTrustedWorkspaces(o.Home.TrustedWorkspaces())
+	if err != nil {
+		return err
+	}
+	if tw.Approved(o.Workspace.Root, digest) {
+		return nil
+	}
+	before, ok := tw.EarlierApproval(o.Workspace.Root, digest)
+	if !ok {
+		fmt.Fprintf(w, "generation %d was built from a state of the workspace nobody approved: its %s held back until `ollm trust` reviews and approves them\n", target, count(len(g.Gated.Trust.Held), "widening value stays", "widening values stay"))
+		return nil
+	}
+	// What it brings back: its widening values the running generation did
+	// not run (all of them when that one was held back itself).
+	ran := map[string]int{}
+	if prev, err := gens.Read(was); err == nil {
+		if prev.Gated != nil && tw.Approved(o.Workspace.Root, prev.Gated.Trust.Digest) {
+			for _, h := range prev.Gated.Trust.Held {
+				ran[h.Field+"\x00"+h.Value]++
+			}
+		}
+	}
+	var added []schema.HeldValue
+	for _, h := range g.Gated.Trust.Held {
+		if k := h.Field + "\x00" + h.Value; ran[k] > 0 {
+			ran[k]--
+			continue
+		}
+		added = append(added, h)
+	}
+	if err := store.ApproveWorkspace(o.Home.TrustedWorkspaces(), store.WorkspaceApproval{Root: o.Workspace.Root, Digest: digest, ApprovedAt: opts.Now().UTC(), ApprovedBy: opts.By}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "approved the workspace again as generation %d was built from it (approved %s by %s; %s added)\n",
+		target, before.ApprovedAt.UTC().Format(time.DateTime), before.ApprovedBy, count(len(added), "widening value", "widening values"))
+	for _, h := range added {
+		fmt.Fprintf(w, "  widens %s %s  (%s)\n", h.Field, h.Value, h.Pos)
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/ollm/ollm/internal/secrets"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -80,7 +81,8 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 	pf.StringVarP(&f.Global.Workspace, "workspace", "C", "", "run as if started in `DIR`")
 	pf.StringArrayVar(&f.Global.Ext, "ext", nil, "load the extension at `PATH` for this run (wins over an installed copy)")
 	pf.StringVar(&f.Global.Model, "model", "", "use `NAME` as the model for this run")
-	pf.BoolVarP(&f.Global.Verbose, "verbose", "v", false, "log more detail to stderr")
+	pf.VarP(verboseFlag{f}, "verbose", "v", "log more detail to stderr (each value an unapproved workspace holds back, too)")
+	pf.Lookup("verbose").NoOptDefVal = "true"
 
 	for _, newCmd := range commands {
 		root.AddCommand(newCmd(f))
@@ -90,6 +92,32 @@ workspace's ollm.cue, unified and pinned by ollm.lock.`,
 	registerCompletions(f, root) // names for shell completion (complete.go)
 	return root
 }
+
+// verboseFlag is -v: it sets Global.Verbose and IOStreams.Verbose, which
+// the commands that print problems read.
+type verboseFlag struct{ f *Factory }
+
+func (v verboseFlag) String() string {
+	if v.f == nil {
+		return "false"
+	}
+	return strconv.FormatBool(v.f.Global.Verbose)
+}
+
+func (v verboseFlag) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	v.f.Global.Verbose = b
+	if v.f.IO != nil {
+		v.f.IO.Verbose = b
+	}
+	return nil
+}
+
+func (verboseFlag) Type() string     { return "bool" }
+func (verboseFlag) IsBoolFlag() bool { return true }
 
 // commands lists the top-level command constructors. Add one line per
 // command group (each lives in its own file).

@@ -26,6 +26,7 @@ func (f *Factory) NewRuntime(ctx context.Context, o runtime.Options) (*runtime.R
 	o.Home, o.Workspace, o.Source = home, ws, generationSource{f}
 	o.Getenv, o.Environ = f.Getenv, f.Environ
 	o.Version = Version
+	o.Verbose = f.Global.Verbose
 	o.MCPAuth = func(mo *mcp.Options) { mcpAuth(mo, home, f.IO) }
 	o.SaveRules = profiles.AddPolicyRules
 	return runtime.New(ctx, o)

@@ -178,7 +178,7 @@ func toolsCallRun(cmd *cobra.Command, opts *ToolsCallOptions) error {
 	if err != nil {
 		return err
 	}
-	warnHeld(opts.IO.ErrOut, r, true)
+	warnHeld(opts.IO, r, true)
 	ts, err := opts.Tools(r)
 	if err != nil {
 		return err

@@ -121,6 +121,9 @@ type Options struct {
 
 	SessionID string
 	Mode      string // --approval-mode; "" keeps the profile's
+	// Verbose lists each value an unapproved workspace holds back among
+	// the warnings; otherwise they are one line (HeldLine).
+	Verbose bool
 	// ApproveHook asks about an unapproved hook; nil skips such hooks with
 	// a notice (non-interactive runs).
 	ApproveHook func(context.Context, hooks.ApprovalRequest) (bool, error)
@@ -232,10 +235,16 @@ func (rt *Runtime) load() (*loaded, error) {
 		return nil, err
 	}
 	l := &loaded{g: g, held: g.Trust, trusted: g.Trust.Approved}
-	if g.Trust.Gated && (len(g.Trust.Held) > 0 || len(g.Trust.HeldServers) > 0 || len(g.Trust.HeldExtensions) > 0) {
-		l.warnings = append(l.warnings, "the workspace is not approved: what it brings that widens what runs is held back (listed below); run `ollm trust` to review it")
+	held, rest := SplitHeld(g.Problems)
+	if rt.opts.Verbose {
+		if g.Trust.Gated && (len(g.Trust.Held) > 0 || len(g.Trust.HeldServers) > 0 || len(g.Trust.HeldExtensions) > 0) {
+			l.warnings = append(l.warnings, "the workspace is not approved: what it brings that widens what runs is held back (listed below); run `ollm trust` to review it")
+		}
+		rest = g.Problems
+	} else if len(held) > 0 {
+		l.warnings = append(l.warnings, HeldLine(held, rt.Workspace.Root))
 	}
-	for _, p := range g.Problems {
+	for _, p := range rest {
 		l.warnings = append(l.warnings, ProblemText(p))
 	}
 	if l.pol, err = rt.compile(g, nil, nil); err != nil {
@@ -1084,6 +1093,68 @@ func (rt *Runtime) Close() error {
 	}
 	errs = append(errs, rt.hookLog.Close())
 	return errors.Join(errs...)
+}
+
+// heldPrefix starts the message of every problem that reports a value of
+// an unapproved workspace held back (profiles' trust gate).
+const heldPrefix = "workspace not approved:"
+
+// IsHeld reports whether p reports a value an unapproved workspace holds
+// back.
+func IsHeld(p schema.Problem) bool { return strings.HasPrefix(p.Message, heldPrefix) }
+
+// SplitHeld separates the problems that report held-back values from the
+// others, keeping their order.
+func SplitHeld(ps []schema.Problem) (held, rest []schema.Problem) {
+	for _, p := range ps {
+		if IsHeld(p) {
+			held = append(held, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return held, rest
+}
+
+// HeldLine is what an unapproved workspace holds back, on one line: how
+// many values, the files (relative to the workspace root) and extensions
+// they come from, the command that approves them and the flag that lists
+// them.
+func HeldLine(held []schema.Problem, root string) string {
+	n := 0
+	var from []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			from = append(from, s)
+		}
+	}
+	for _, p := range held {
+		_, names, ok := strings.Cut(p.Message, "servers held back: ")
+		if ok && !strings.Contains(names, "(") {
+			n += len(strings.Split(names, ", ")) // .mcp.json: one problem names every server
+		} else {
+			n++
+		}
+		if p.Extension != "" {
+			add("extension " + p.Extension)
+			continue
+		}
+		file := p.File
+		if file == "" {
+			file, _, _ = strings.Cut(p.Pos, ":")
+		}
+		if rel, err := filepath.Rel(root, file); err == nil && root != "" && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+		add(file)
+	}
+	what := "values"
+	if n == 1 {
+		what = "value"
+	}
+	return fmt.Sprintf("%s %d %s held back (%s): `ollm trust` reviews and approves them; -v lists them", heldPrefix, n, what, strings.Join(from, ", "))
 }
 
 // ProblemText is a problem on one line: position, message and fix.
