@@ -169,7 +169,8 @@ func TestStartPolicyFailureStopsTheChild(t *testing.T) {
 			_ = proc.Wait()
 		}
 	}
-	if after := openFDs(t); after != before {
+	// Fewer is fine: a finished process's pidfd may be closed meanwhile.
+	if after := openFDs(t); after > before {
 		t.Fatalf("%d descriptors open before five failing spawns, %d after", before, after)
 	}
 }

@@ -686,9 +686,13 @@ static void seccomp_tty(void) {
 
 // drop_caps leaves the target no capability, even as root in its user
 // namespace: the bounding set is emptied and root gains nothing at exec.
+// last_cap is the kernel's highest capability (ollm_spawn reads it once);
+// -1 until then: every number a capability could have.
+static int last_cap = -1;
+
 static void drop_caps(void) {
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	for (int c = 0; c <= 63; c++)
+	for (int c = 0; c <= (last_cap >= 0 ? last_cap : 63); c++)
 		prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
 	// SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP(_LOCKED)
 	prctl(PR_SET_SECUREBITS, 0x0f, 0, 0, 0);
@@ -1063,8 +1067,19 @@ struct spawn_child {
 	const int *fds;
 	int nfds;
 	int mnt, rules; // a view's, or -1: every step here
+	int user, net;  // the shared namespaces' descriptors (spawn_main)
 	volatile int err; // errno of a failed execve or dup, 0 when it ran
 };
+
+// inherited_ns returns a copy, above the target's descriptors, of the
+// descriptor a "/proc/<ollm>/fd/<n>" path names, which a child of ollm
+// holds too; -1 for another path (then it is opened).
+static int inherited_ns(const char *path, int above) {
+	int pid = 0, fd = -1, end = 0;
+	if (sscanf(path, "/proc/%d/fd/%d%n", &pid, &fd, &end) != 2 || path[end] != '\0' || pid != (int)getppid() || fd < 0)
+		return -1;
+	return fcntl(fd, F_DUPFD_CLOEXEC, above);
+}
 
 static int spawn_main(void *arg) {
 	struct spawn_child *c = arg;
@@ -1090,6 +1105,20 @@ static int spawn_main(void *arg) {
 	if (c->nfds > 64) {
 		c->err = EMFILE;
 		_exit(127);
+	}
+	// ollm's own descriptors of the shared namespaces (this child has a
+	// copy of its table), else opened by path; before the first join:
+	// once in the user namespace, ollm's /proc entries are another's.
+	c->user = c->net = -1;
+	if (c->rules >= 0) {
+		if (c->s->joinuser && (c->user = inherited_ns(c->s->joinuser, c->nfds)) < 0)
+			c->user = open_ns(c->s->joinuser);
+		if (c->s->joinnet && (c->net = inherited_ns(c->s->joinnet, c->nfds)) < 0)
+			c->net = open_ns(c->s->joinnet);
+		if (c->user >= 0 && c->user < c->nfds)
+			c->user = fcntl(c->user, F_DUPFD_CLOEXEC, c->nfds);
+		if (c->net >= 0 && c->net < c->nfds)
+			c->net = fcntl(c->net, F_DUPFD_CLOEXEC, c->nfds);
 	}
 	int mnt = c->mnt, rules = c->rules;
 	if (mnt >= 0 && (mnt = fcntl(mnt, F_DUPFD_CLOEXEC, c->nfds)) < 0) {
@@ -1122,10 +1151,7 @@ static int spawn_main(void *arg) {
 	} else {
 		struct spec *s = c->s;
 		no_terminal();
-		// Both opened before the first join: once in the user namespace,
-		// ollm's /proc entries are another namespace's.
-		int user = s->joinuser ? open_ns(s->joinuser) : -1;
-		int net = s->joinnet ? open_ns(s->joinnet) : -1;
+		int user = c->user, net = c->net;
 		if (user >= 0 && setns(user, CLONE_NEWUSER) != 0)
 			die("join the user namespace", s->joinuser);
 		if (net >= 0 && setns(net, CLONE_NEWNET) != 0)
@@ -1229,7 +1255,16 @@ int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp,
 		free(s);
 		return -1;
 	}
-	struct spawn_child c = {s, sockets, dir, argv, envp, fds, nfds, mnt, rules, 0};
+	if (last_cap < 0) {
+		char buf[16] = {0};
+		int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof buf - 1) > 0 && atoi(buf) > 0 && atoi(buf) <= 63)
+				last_cap = atoi(buf);
+			close(fd);
+		}
+	}
+	struct spawn_child c = {s, sockets, dir, argv, envp, fds, nfds, mnt, rules, -1, -1, 0};
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
