@@ -5,11 +5,14 @@ package sandbox
 /*
 #include <stdlib.h>
 int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp, const int *fds, int nfds, int *errnum, int *reused);
+void ollm_drop_views(void);
 */
 import "C"
 
 import (
+	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -40,7 +43,34 @@ func spawn(spec, dir string, argv, envp []string, fds []int) (pid int, reused bo
 	if cpid < 0 {
 		return 0, false, syscall.Errno(errnum)
 	}
+	keepViews()
 	return int(cpid), again != 0, nil
+}
+
+// viewIdle is how long the kept views outlive the last sandboxed start.
+const viewIdle = time.Minute
+
+var (
+	idleMu sync.Mutex
+	idle   *time.Timer
+)
+
+// keepViews (re)arms the timer that drops the views after viewIdle.
+func keepViews() {
+	idleMu.Lock()
+	defer idleMu.Unlock()
+	if idle == nil {
+		idle = time.AfterFunc(viewIdle, dropViews)
+		return
+	}
+	idle.Reset(viewIdle)
+}
+
+// dropViews closes every kept view; the next start makes its own again.
+func dropViews() {
+	syscall.ForkLock.Lock()
+	C.ollm_drop_views()
+	syscall.ForkLock.Unlock()
 }
 
 const spawnLinked = true

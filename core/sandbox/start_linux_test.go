@@ -365,3 +365,24 @@ func TestStartEnvironmentLastValueWins(t *testing.T) {
 		t.Fatalf("%v: %q", err, twice)
 	}
 }
+
+// The kept views are dropped when idle: their descriptors close (a
+// view's mount namespace keeps alive what it saw mounted) and the next
+// start makes a new one.
+func TestSpawnViewsDropped(t *testing.T) {
+	b := newBox(t)
+	if out, ok, _ := b.spawnRun(t, "true"); !ok {
+		t.Fatalf("true: %s", out)
+	}
+	if _, _, reused := b.spawnRun(t, "true"); !reused {
+		t.Fatal("the view was not kept")
+	}
+	before := openFDs(t)
+	dropViews()
+	if after := openFDs(t); after > before-2 {
+		t.Fatalf("%d descriptors before dropping the views, %d after", before, after)
+	}
+	if _, _, reused := b.spawnRun(t, "true"); reused {
+		t.Fatal("a dropped view was used")
+	}
+}

@@ -991,6 +991,14 @@ static void drop_view(int i) {
 	views[i] = views[--nviews];
 }
 
+// ollm_drop_views closes every kept view (ollm calls it when no sandboxed
+// process started for a while: a view's mount namespace keeps the
+// filesystems it saw alive, so one the user unmounts stays busy).
+void ollm_drop_views(void) {
+	while (nviews > 0)
+		drop_view(0);
+}
+
 // mounts_changed reports whether ollm's mount table changed since the
 // last call (the first call opens it and says no).
 static int mounts_changed(void) {
