@@ -89,8 +89,15 @@ func (e *env) startJob(p shellParams, dir string) tool.Result {
 	e.jobs.jobs[j.id] = j
 	e.jobs.mu.Unlock()
 	cmd.Stdout, cmd.Stderr = j, j
+	// A .git the job creates is moved aside when it ends, as after a
+	// shell call (the list is walked at its start: a repository made
+	// while it runs, by anyone, counts as the job's).
+	gitBefore, scanGit := e.gitDirs()
 	proc, err := sandbox.Start(cmd)
 	if err != nil {
+		if scanGit {
+			e.gitAbandon()
+		}
 		return tool.Fail(tool.ErrExec, "start bash in %s: %v", e.rel(dir), err)
 	}
 	j.mu.Lock()
@@ -98,6 +105,11 @@ func (e *env) startJob(p shellParams, dir string) tool.Result {
 	j.mu.Unlock()
 	go func() {
 		err := proc.Wait()
+		if scanGit {
+			for _, w := range e.holdNewGitDirs(gitBefore) {
+				_, _ = j.Write([]byte("\n" + w + "\n"))
+			}
+		}
 		j.mu.Lock()
 		j.done, j.code, j.stopErr = true, cmd.ProcessState.ExitCode(), err
 		j.mu.Unlock()

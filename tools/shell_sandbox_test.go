@@ -209,3 +209,24 @@ func TestShellSandboxGitListFromThePreviousCall(t *testing.T) {
 		t.Fatalf("held again: %s", out)
 	}
 }
+
+// A .git a background job creates is moved aside when the job ends, and
+// its output says so.
+func TestShellSandboxBackgroundJobNewGitDirIsHeld(t *testing.T) {
+	f, outside, _ := sandboxFixture(t)
+	marker := filepath.Join(outside, "PWNED")
+	plant := "mkdir -p bg/x && git -C bg/x init -q && git -C bg/x config core.fsmonitor 'touch " + marker + "' && echo planted"
+	out := f.ok("shell", `{"command":"`+plant+`","background":true}`)
+	id := between(out, "job-")
+	done := f.ok("shell_output", `{"id":"job-`+id+`","wait":20000}`)
+	if !strings.Contains(done, "planted") || !strings.Contains(done, "bg/x/.git: a new git repository the command created, moved aside") {
+		t.Fatalf("the job's output does not say the repository was moved aside: %s", done)
+	}
+	git := exec.Command("git", "status")
+	git.Dir = filepath.Join(f.root, "bg", "x")
+	git.Env = append(os.Environ(), "GIT_CEILING_DIRECTORIES="+f.root)
+	_, _ = git.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the user's git ran the command the background job planted")
+	}
+}
