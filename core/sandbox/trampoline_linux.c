@@ -798,6 +798,20 @@ static void mounts(struct spec *s, char *sockets) {
 	private_pts();
 }
 
+// confine is the last steps before the exec, in the namespaces already:
+// the spec's directory, no capability, the Landlock ruleset (rules, a
+// kept one, or -1: built here) and the seccomp filter.
+static void confine(struct spec *s, int rules) {
+	if (s->dir && chdir(s->dir) != 0)
+		die("chdir", s->dir);
+	drop_caps();
+	if (rules >= 0)
+		restrict_self(rules);
+	else
+		landlock(s);
+	seccomp_tty();
+}
+
 // apply applies the policy to the calling process, up to the exec: the
 // same steps for the trampoline (after its re-exec) and for a child
 // ollm_spawn cloned. sockets is /proc/net/unix of ollm's network namespace
@@ -812,11 +826,7 @@ static void apply(struct spec *s, char *sockets) {
 		mounts(s, sockets);
 	if (s->loopback)
 		loopback_up();
-	if (s->dir && chdir(s->dir) != 0)
-		die("chdir", s->dir);
-	drop_caps();
-	landlock(s);
-	seccomp_tty();
+	confine(s, -1);
 }
 
 __attribute__((constructor)) static void ollm_sandbox_trampoline(int argc, char **argv) {
@@ -1038,15 +1048,32 @@ static int maker_main(void *arg) {
 	_exit(0); // its descriptors stay in ollm's table: the view's
 }
 
-// make_view runs the maker; 0 with *mnt and *rules set, -1 when it failed
-// (the spawned child then does every step itself and reports the failure).
-static int make_view(struct spec *s, char *sockets, int *mnt, int *rules) {
+// vfork_call runs fn(arg) in a child sharing ollm's memory (and what flags
+// add), on a stack of its own, with every signal blocked: a handler of
+// ollm's (the Go runtime's) must not run on the child's stack. It
+// returns once the child has executed or exited: the pid, or -1 with
+// errno.
+static pid_t vfork_call(int (*fn)(void *), int flags, void *arg) {
 	size_t size = 256 * 1024;
 	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		return -1;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t pid = clone(fn, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD | flags, arg);
+	int e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	munmap(stack, size);
+	errno = e;
+	return pid;
+}
+
+// make_view runs the maker; 0 with *mnt and *rules set, -1 when it failed
+// (the spawned child then does every step itself and reports the failure).
+static int make_view(struct spec *s, char *sockets, int *mnt, int *rules) {
 	struct maker m = {s, sockets, -1, -1, 0};
-	pid_t pid = clone(maker_main, stack + size, CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &m);
+	pid_t pid = vfork_call(maker_main, CLONE_FILES, &m);
 	quiet = 0;
 	for (int i = 0; i < 4; i++)
 		held[i] = -1;
@@ -1054,7 +1081,6 @@ static int make_view(struct spec *s, char *sockets, int *mnt, int *rules) {
 	if (pid > 0)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-	munmap(stack, size);
 	if (pid < 0 || status != 0 || (s->mountns && m.mnt < 0) || m.rules < 0) {
 		if (m.mnt >= 0)
 			close(m.mnt);
@@ -1175,11 +1201,7 @@ static int spawn_main(void *arg) {
 			c->err = errno;
 			_exit(127);
 		}
-		if (s->dir && chdir(s->dir) != 0)
-			die("chdir", s->dir);
-		drop_caps();
-		restrict_self(rules);
-		seccomp_tty();
+		confine(s, rules);
 	}
 	sigset_t none;
 	sigemptyset(&none);
@@ -1254,15 +1276,6 @@ int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp,
 		free(copy);
 	}
 	free(key);
-	size_t size = 256 * 1024;
-	char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED) {
-		*errnum = errno;
-		free(sockets);
-		free(text);
-		free(s);
-		return -1;
-	}
 	if (last_cap < 0) {
 		char buf[16] = {0};
 		int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
@@ -1273,13 +1286,8 @@ int ollm_spawn(const char *spec_text, const char *dir, char **argv, char **envp,
 		}
 	}
 	struct spawn_child c = {s, sockets, dir, argv, envp, fds, nfds, mnt, rules, -1, -1, 0};
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid_t pid = clone(spawn_main, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	pid_t pid = vfork_call(spawn_main, 0, &c);
 	int cloneErr = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	munmap(stack, size);
 	free(sockets);
 	free(text);
 	free(s);
