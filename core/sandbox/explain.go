@@ -61,7 +61,7 @@ func Explain(p Policy, env Env, path string) Verdict {
 	}
 	v.Access = AccessHidden
 	var d string
-	for _, x := range denied(env) {
+	for _, x := range denied(nil, env) {
 		if within(real, x) && len(x) > len(d) {
 			d = x
 		}
@@ -112,7 +112,7 @@ func writeWhy(w string, p Policy, env Env) string {
 }
 
 func readWhy(r string, env Env) string {
-	for _, a := range homeAllowed(env) {
+	for _, a := range homeAllowed(nil, env) {
 		if within(r, a.path) {
 			return "on the allow-list of your home: " + a.why
 		}
@@ -162,7 +162,7 @@ func Secret(env Env, dir string) bool {
 	home := homeDir(env)
 	realHome, _ := filepath.EvalSymlinks(home)
 	dir = filepath.Clean(dir)
-	for _, d := range denied(env) {
+	for _, d := range denied(nil, env) {
 		if d == home || d == realHome {
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 // writable. A .git created where there was none cannot be prevented by a
 // mount (docs/notes/sandbox.md, "Issue 25"); NewGitDirs finds one after
 // the fact.
-func gitDirs(write []string, env Env, protect []string) (pin, prot []string) {
+func gitDirs(pr *fsProbe, write []string, env Env, protect []string) (pin, prot []string) {
 	ws := env.Workspace
 	prot = protect
 	if ws == "" || !covered(ws, write) {
@@ -32,39 +32,39 @@ func gitDirs(write []string, env Env, protect []string) (pin, prot []string) {
 		pin = append(pin, dir)
 		for _, n := range gitTrust {
 			p := filepath.Join(dir, n)
-			if _, err := os.Lstat(p); err == nil || n == "hooks" || n == "config" {
+			if pr.exists(p) || n == "hooks" || n == "config" {
 				prot = append(prot, p)
 			}
 		}
-		if es, err := os.ReadDir(filepath.Join(dir, "worktrees")); err == nil {
+		if es, err := pr.readDir(filepath.Join(dir, "worktrees")); err == nil {
 			for _, e := range es {
-				if p := filepath.Join(dir, "worktrees", e.Name(), "config.worktree"); exists(p) {
+				if p := filepath.Join(dir, "worktrees", e.Name(), "config.worktree"); pr.exists(p) {
 					prot = append(prot, p)
 				}
 			}
 		}
 		if depth < 4 {
-			modules(filepath.Join(dir, "modules"), 0, func(sub string) { addGitDir(sub, depth+1) })
+			modules(pr, filepath.Join(dir, "modules"), 0, func(sub string) { addGitDir(sub, depth+1) })
 		}
 	}
 	handle := func(dotgit string) {
-		fi, err := os.Lstat(dotgit)
+		fi, err := pr.lstat(dotgit)
 		switch {
 		case err != nil:
 		case fi.IsDir():
 			addGitDir(dotgit, 0)
 		case fi.Mode().IsRegular():
 			prot = append(prot, dotgit)
-			if target := gitdirOf(dotgit); target != "" {
+			if target := gitdirOf(pr, dotgit); target != "" {
 				addGitDir(target, 0)
-				if common := commonDir(target); common != "" {
+				if common := commonDir(pr, target); common != "" {
 					addGitDir(common, 0)
 				}
 			}
 		}
 	}
 	handle(filepath.Join(ws, ".git"))
-	for _, sub := range submodulePaths(filepath.Join(ws, ".gitmodules")) {
+	for _, sub := range submodulePaths(pr, filepath.Join(ws, ".gitmodules")) {
 		if p := filepath.Join(ws, sub); within(p, ws) && p != ws {
 			handle(filepath.Join(p, ".git"))
 		}
@@ -74,8 +74,8 @@ func gitDirs(write []string, env Env, protect []string) (pin, prot []string) {
 
 // modules calls found for each git directory (one holding HEAD) under
 // dir: a submodule's name may hold slashes (.git/modules/a/b).
-func modules(dir string, depth int, found func(string)) {
-	es, err := os.ReadDir(dir)
+func modules(pr *fsProbe, dir string, depth int, found func(string)) {
+	es, err := pr.readDir(dir)
 	if err != nil || depth > 3 {
 		return
 	}
@@ -84,17 +84,17 @@ func modules(dir string, depth int, found func(string)) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if exists(filepath.Join(p, "HEAD")) {
+		if pr.exists(filepath.Join(p, "HEAD")) {
 			found(p)
 		} else {
-			modules(p, depth+1, found)
+			modules(pr, p, depth+1, found)
 		}
 	}
 }
 
 // gitdirOf is the directory a .git file names ("gitdir: PATH").
-func gitdirOf(dotgit string) string {
-	data, err := os.ReadFile(dotgit)
+func gitdirOf(pr *fsProbe, dotgit string) string {
+	data, err := pr.readFile(dotgit)
 	if err != nil {
 		return ""
 	}
@@ -111,8 +111,8 @@ func gitdirOf(dotgit string) string {
 }
 
 // commonDir is a worktree's main git directory (its commondir file).
-func commonDir(gitdir string) string {
-	data, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+func commonDir(pr *fsProbe, gitdir string) string {
+	data, err := pr.readFile(filepath.Join(gitdir, "commondir"))
 	if err != nil {
 		return ""
 	}
@@ -124,8 +124,8 @@ func commonDir(gitdir string) string {
 }
 
 // submodulePaths are the "path = X" values of a .gitmodules file.
-func submodulePaths(file string) []string {
-	f, err := os.Open(file)
+func submodulePaths(pr *fsProbe, file string) []string {
+	f, err := pr.open(file)
 	if err != nil {
 		return nil
 	}
@@ -141,11 +141,6 @@ func submodulePaths(file string) []string {
 		}
 	}
 	return out
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }
 
 // GitDirsUnder lists the .git entries under root (root's own included),

@@ -207,7 +207,15 @@ func (p *Policy) AllowData(workspace, dir string) error {
 }
 
 // Resolve fills s with def where it says nothing and turns it into paths.
+// The result is kept until something it was made from changes
+// (resolvecache): a path it looked at, a directory it listed, a file it
+// read, the mount table.
 func Resolve(s, def schema.Sandbox, env Env) Policy {
+	return resolveCached(s, def, env)
+}
+
+// resolve is Resolve, recording what it consults in pr (nil: nothing).
+func resolve(pr *fsProbe, s, def schema.Sandbox, env Env) Policy {
 	if s.Preset == "" {
 		s.Preset = def.Preset
 	}
@@ -238,12 +246,12 @@ func Resolve(s, def schema.Sandbox, env Env) Policy {
 		p.Write = append(p.Write, absPath(w, env))
 	}
 	var deny []string
-	p.Read, deny = readable(env, p.Write)
+	p.Read, deny = readable(pr, env, p.Write)
 	for _, r := range append(append(slices.Clone(def.Read), s.Read...), env.Read...) {
 		p.Read = append(p.Read, absPath(r, env))
 	}
 	p.Protect = protected(p.Write, env)
-	p.Pin, p.Protect = gitDirs(p.Write, env, p.Protect)
+	p.Pin, p.Protect = gitDirs(pr, p.Write, env, p.Protect)
 	p.Hide = hidden(deny, p.Write, env.Workspace)
 	p.Write = dedupe(p.Write)
 	p.Read = uncovered(dedupe(p.Read), p.Write)
@@ -322,12 +330,12 @@ func hidden(deny, write []string, ws string) []string {
 // the denied paths inside them left out, leaving out what a write path
 // covers (write grants reading; a denied path under it is hidden instead).
 // It also returns the denied paths.
-func readable(env Env, write []string) ([]string, []string) {
-	deny := denied(env)
-	out := allowExcept("/", deny, env.Workspace, write)
-	for _, a := range homeAllowed(env) {
-		if !secretHolds(a.path, deny, env) {
-			out = append(out, allowExcept(a.path, deny, env.Workspace, write)...)
+func readable(pr *fsProbe, env Env, write []string) ([]string, []string) {
+	deny := denied(pr, env)
+	out := allowExcept(pr, "/", deny, env.Workspace, write)
+	for _, a := range homeAllowed(pr, env) {
+		if !secretHolds(pr, a.path, deny, env) {
+			out = append(out, allowExcept(pr, a.path, deny, env.Workspace, write)...)
 		}
 	}
 	return out, deny
@@ -337,7 +345,7 @@ func readable(env Env, write []string) ([]string, []string) {
 // the workspace holds them: $HOME (but the allow-list), $OLLM_HOME, the
 // secret locations, sandbox.denyRead, and where each of them leads when it
 // is a symlink (the rules name paths, the kernel follows the link).
-func denied(env Env) []string {
+func denied(pr *fsProbe, env Env) []string {
 	var deny []string
 	if home := homeDir(env); home != "" {
 		deny = append(deny, home)
@@ -352,31 +360,21 @@ func denied(env Env) []string {
 		deny = append(deny, absPath(d, env))
 	}
 	for _, d := range deny {
-		if real, err := evalSymlinks(d); err == nil && real != d {
+		if real, err := pr.evalSymlinks(d); err == nil && real != d {
 			deny = append(deny, real)
 		}
 	}
 	return deny
 }
 
-// evalSymlinks is filepath.EvalSymlinks, one lstat for a path that is not
-// there (most secret locations): Lstat follows every link but the last,
-// so when it fails EvalSymlinks fails too, after an lstat per component.
-func evalSymlinks(p string) (string, error) {
-	if _, err := os.Lstat(p); err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(p)
-}
-
 // secretHolds reports whether a denied path other than $HOME itself holds
 // p or where p leads: an allow-list entry inside ~/.ssh, or a
 // ~/.gitconfig linked to a file in it, stays hidden.
-func secretHolds(p string, deny []string, env Env) bool {
+func secretHolds(pr *fsProbe, p string, deny []string, env Env) bool {
 	home := homeDir(env)
-	realHome, _ := filepath.EvalSymlinks(home)
+	realHome, _ := pr.evalSymlinks(home)
 	paths := []string{p}
-	if real, err := evalSymlinks(p); err == nil && real != p {
+	if real, err := pr.evalSymlinks(p); err == nil && real != p {
 		paths = append(paths, real)
 	}
 	for _, d := range deny {
@@ -404,7 +402,7 @@ type allowed struct{ path, why string }
 
 // homeAllowed are the allow-list's paths that exist in this home, then
 // the profile's sandbox.allowRead, with why each is readable.
-func homeAllowed(env Env) []allowed {
+func homeAllowed(pr *fsProbe, env Env) []allowed {
 	home := homeDir(env)
 	if home == "" {
 		return nil
@@ -412,7 +410,7 @@ func homeAllowed(env Env) []allowed {
 	var out []allowed
 	for _, h := range homeReadable {
 		p := filepath.Join(home, h.path)
-		if _, err := os.Lstat(p); err == nil {
+		if pr.exists(p) {
 			out = append(out, allowed{p, h.why})
 		}
 	}
@@ -429,12 +427,12 @@ func homeAllowed(env Env) []allowed {
 // the way down to it is listed. Entries created later in an enumerated
 // directory are not readable.
 func AllowExcept(root string, deny []string, keep string) []string {
-	return allowExcept(root, deny, keep, nil)
+	return allowExcept(nil, root, deny, keep, nil)
 }
 
 // allowExcept is AllowExcept that neither lists nor descends into what
 // skip covers.
-func allowExcept(root string, deny []string, keep string, skip []string) []string {
+func allowExcept(pr *fsProbe, root string, deny []string, keep string, skip []string) []string {
 	clean := func(ps []string) []string {
 		out := make([]string, len(ps))
 		for i, p := range ps {
@@ -459,7 +457,7 @@ func allowExcept(root string, deny []string, keep string, skip []string) []strin
 			out = append(out, dir)
 			return
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := pr.readDir(dir)
 		if err != nil {
 			return
 		}
