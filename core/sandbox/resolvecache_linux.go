@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -34,6 +35,10 @@ type resolveCache struct {
 	dirs    map[string]*watch
 	files   map[string]bool
 	entries map[string]Policy
+	// gen counts the drops: a number vouch gives stays the same while
+	// nothing watched changes. vouched are the specs it gave it for.
+	gen     uint64
+	vouched map[string]bool
 	// fills and drops count, for tests: resolutions made to be kept,
 	// and times everything kept was dropped.
 	fills, drops int
@@ -45,7 +50,7 @@ type watch struct {
 	any   bool // a file, or a directory listed: every event counts
 }
 
-var rcache = resolveCache{fd: -1, mounts: -1}
+var rcache = resolveCache{fd: -1, mounts: -1, gen: 1}
 
 // dropCause, when set (tests), is told why everything kept was dropped:
 // "mounts", "overflow", or the directory and name an event concerned.
@@ -264,7 +269,43 @@ func (c *resolveCache) drop() {
 	if len(c.entries) > 0 {
 		c.drops++
 	}
-	c.entries = nil
+	c.entries, c.vouched = nil, nil
+	c.gen++
+}
+
+// vouch is for ollm_spawn, which keeps views keyed by a spec's text and
+// the stat of every path it names (~60 stats a start): it returns a
+// number that stays the same while none of those paths changes, so a
+// start with the same spec and number may skip the stats; 0 when it
+// cannot say. Each named path is walked as for a resolution (every name
+// looked up, through every link) and those lookups watched: a path
+// renamed, replaced, created or removed, or a link on the way changed,
+// is an event, and any event drops the number.
+func vouch(spec string) uint64 {
+	c := &rcache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.check()
+	if c.vouched[spec] {
+		return c.gen
+	}
+	w := watchSet{dirs: map[string]map[string]bool{}, files: map[string]bool{}}
+	for line := range strings.SplitSeq(spec, "\n") {
+		if len(line) > 2 && line[1] == '\t' && strings.IndexByte("RWPDHGiu", line[0]) >= 0 {
+			w.walk(line[2:])
+		}
+	}
+	if !c.watch(w) || c.check() {
+		return 0
+	}
+	if c.vouched == nil {
+		c.vouched = map[string]bool{}
+	}
+	if len(c.vouched) >= maxKept {
+		clear(c.vouched)
+	}
+	c.vouched[spec] = true
+	return c.gen
 }
 
 // describe names an event for dropCause.

@@ -10,6 +10,7 @@ void ollm_drop_views(void);
 import "C"
 
 import (
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -20,6 +21,9 @@ import (
 // re-exec (ollm_spawn in trampoline_linux.c): the child applies the
 // policy and executes the program itself. fds[i] becomes descriptor i.
 func spawn(spec, dir string, argv, envp []string, fds []int) (pid int, reused bool, err error) {
+	if g := vouch(spec); g != 0 {
+		spec += "V\t" + strconv.FormatUint(g, 10) + "\n"
+	}
 	cspec := C.CString(spec)
 	defer C.free(unsafe.Pointer(cspec))
 	cdir := C.CString(dir)

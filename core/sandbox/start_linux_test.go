@@ -386,3 +386,43 @@ func TestSpawnViewsDropped(t *testing.T) {
 		t.Fatal("a dropped view was used")
 	}
 }
+
+// A sandboxed process has no capability, also as root of its user
+// namespace and after executing other programs: it cannot chown a file in
+// its own workspace or mount anything.
+func TestSpawnNoCapabilities(t *testing.T) {
+	b := newBox(t)
+	owned := filepath.Join(b.ws, "notes.txt")
+	if err := os.Mkdir(filepath.Join(b.ws, "mnt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := b.spawnRun(t, "sh", "-c", "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status; "+
+		"chown 12345:12345 notes.txt 2>/dev/null && echo CHOWNED; mount -t tmpfs none mnt 2>/dev/null && echo MOUNTED; "+
+		"unshare -r sh -c 'mount -t tmpfs none mnt && echo NESTED-MOUNTED' 2>/dev/null; exit 0")
+	for _, c := range []string{"CapInh", "CapPrm", "CapEff", "CapAmb"} {
+		if !strings.Contains(out, c+":\t0000000000000000") {
+			t.Errorf("%s is not empty:\n%s", c, out)
+		}
+	}
+	for _, m := range []string{"CHOWNED", "MOUNTED"} {
+		if strings.Contains(out, m) {
+			t.Errorf("the sandboxed process did it: %s\n%s", m, out)
+		}
+	}
+	after, err := os.Stat(owned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Sys().(*syscall.Stat_t).Uid != before.Sys().(*syscall.Stat_t).Uid {
+		t.Errorf("notes.txt changed owner")
+	}
+	// A mount in a user namespace of its own lands in a namespace of its
+	// own: the workspace outside stays as it is.
+	if es, _ := os.ReadDir(filepath.Join(b.ws, "mnt")); len(es) != 0 {
+		t.Errorf("mnt changed outside: %v", es)
+	}
+}

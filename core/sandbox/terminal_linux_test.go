@@ -51,6 +51,23 @@ def own_pty():  # a program making a pseudo-terminal of its own still can
     os.write(m, b'x\n')
     return os.read(s, 2)
 attempt('own-pty', own_pty)
+def resession():  # a child in a session of its own, which may take a terminal again
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            sti(os.open('/dev/tty', os.O_RDWR))
+            os.write(w, b'done')
+        except OSError as e:
+            os.write(w, errno.errorcode[e.errno].encode())
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    got = os.read(r, 64).decode()
+    if got != 'done':
+        raise OSError(getattr(errno, got), got)
+attempt('setsid-devtty', resession)
 out.close()
 `
 
@@ -172,7 +189,7 @@ func TestNoTerminal(t *testing.T) {
 		if pending != 0 || strings.Contains(shown, "OLLM-INJECTED") || strings.Contains(shown, "OLLM-WRITTEN") {
 			t.Errorf("%s: a sandboxed command injected %d bytes into the terminal's input; the terminal showed %q", how, pending, shown)
 		}
-		for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM", "open-pts: ENOENT", "own-pty: done"} {
+		for _, want := range []string{"sti-stdin: EPERM", "devtty: ENXIO", "tioclinux: EPERM", "open-pts: ENOENT", "own-pty: done", "setsid-devtty: E"} {
 			if !strings.Contains(attempts, want) {
 				t.Errorf("%s: want %q in the attempts:\n%s", how, want, attempts)
 			}
