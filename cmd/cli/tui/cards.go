@@ -274,8 +274,9 @@ func splitDiff(s string) (text, diff string) {
 
 // cardBody is the lines under a card's header: the output (the latest
 // lines while it runs), the error, and the diff of a write that was done.
-// It records on c whether lines were folded away.
-func (m *Model) cardBody(c *card, w int) string {
+// A display that only repeats the header (read_file's "Read x") is left
+// out. It records on c whether lines were folded away.
+func (m *Model) cardBody(c *card, w int, head string) string {
 	c.folds = false
 	cut := func(ls []string) []string {
 		if c.expanded {
@@ -298,6 +299,9 @@ func (m *Model) cardBody(c *card, w int) string {
 			}
 			parts = append(parts, stDim.Render(strings.Join(cut(ls), "\n")))
 		}
+	}
+	if strings.TrimSuffix(strings.TrimSpace(text), ".") == head {
+		text = ""
 	}
 	errText := cleanBlock(c.err)
 	if errText != "" && strings.TrimSpace(text) == strings.TrimSpace(errText) {

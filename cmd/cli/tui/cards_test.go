@@ -365,3 +365,13 @@ func builtinToolNames(t *testing.T) []string {
 	}
 	return append(names, skills.ToolName)
 }
+
+// A result that only repeats the header is not shown twice.
+func TestCardNoEcho(t *testing.T) {
+	m, _ := newModel(t)
+	send(m, ToolStarted{ID: "c", Name: "read_file", Args: raw(`{"path":"README.md"}`)},
+		ToolFinished{ID: "c", Status: ToolOK, Display: "Read README.md"})
+	if n := strings.Count(plain(m), "Read README.md"); n != 1 {
+		t.Fatalf("said %d times:\n%s", n, plain(m))
+	}
+}

@@ -195,7 +195,7 @@ func (m *Model) cardView(c *card) string {
 			b.WriteString(" " + clean(c.message))
 		}
 	}
-	if body := m.cardBody(c, w-4); body != "" {
+	if body := m.cardBody(c, w-4, h.done()); body != "" {
 		b.WriteString("\n" + body)
 	}
 	return stCard.Width(w).Render(b.String())
