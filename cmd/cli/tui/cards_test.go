@@ -375,3 +375,23 @@ func TestCardNoEcho(t *testing.T) {
 		t.Fatalf("said %d times:\n%s", n, plain(m))
 	}
 }
+
+// A long header is cut to one line of the card, its time still shown.
+func TestLongHeaderOneLine(t *testing.T) {
+	clock := atClock(t)
+	f := newFake()
+	m := New(f, Options{Width: 60, Height: 20, Style: "notty"})
+	send(m, ToolStarted{ID: "c", Name: "shell", Args: raw(`{"command":"` + strings.Repeat("echo hello; ", 20) + `"}`)})
+	*clock = clock.Add(2 * time.Second)
+	send(m, ToolFinished{ID: "c", Status: ToolError, Error: "exit 1"})
+	v := plain(m)
+	var head string
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "✗ Run `echo hello;") {
+			head = l
+		}
+	}
+	if !strings.Contains(head, "…") || !strings.Contains(head, "failed 2.0s") || !strings.HasSuffix(strings.TrimSpace(head), "│") {
+		t.Fatalf("header %q:\n%s", head, v)
+	}
+}
