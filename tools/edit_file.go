@@ -44,7 +44,7 @@ func newEditFile(e *env) tool.Tool {
 			if err != nil {
 				return nil, err
 			}
-			title := fmt.Sprintf("Edit %s (%d edits)", shown, len(p.Edits))
+			title := fmt.Sprintf("Edit %s (%s)", shown, plural(len(p.Edits), "edit"))
 			why := e.trust(loc)
 			return &tool.Call{Desc: title, Locs: []string{loc.Abs},
 				Confirm: &tool.Confirmation{Title: trustTitle(title, why), Diff: unifiedDiff(shown, t.Body, after), Trust: why},
@@ -91,7 +91,7 @@ func (e *env) editFile(loc Loc, edits []edit) tool.Result {
 		return writeError(err, shown)
 	}
 	diff := unifiedDiff(shown, t.Body, after)
-	msg := fmt.Sprintf("Applied %d edits to %s.", len(edits), shown)
+	msg := fmt.Sprintf("Applied %s to %s.", plural(len(edits), "edit"), shown)
 	return tool.Result{ForModel: msg, Display: msg + "\n" + diff, Files: []string{loc.Abs}}
 }
 

@@ -64,7 +64,7 @@ func (e *env) runGlob(ctx context.Context, base Loc, p globParams) tool.Result {
 	if more {
 		out += fmt.Sprintf("\n[stopped at maxResults=%d; narrow the pattern to see the rest]", limit)
 	}
-	return tool.Result{ForModel: e.truncate(out), Display: fmt.Sprintf("%d files match %s", len(paths), p.Pattern), Data: paths}
+	return tool.Result{ForModel: e.truncate(out), Display: fmt.Sprintf("%s match %s", plural(len(paths), "file"), p.Pattern), Data: paths}
 }
 
 // globFiles returns up to limit files under base matching pattern, sorted,

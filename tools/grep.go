@@ -88,7 +88,7 @@ func (e *env) runGrep(ctx context.Context, base Loc, m *matcher, p grepParams) t
 	if total > limit {
 		fmt.Fprintf(&b, "[%d more matching lines not shown; narrow the pattern, path or filePattern]\n", total-limit)
 	}
-	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("%d matching lines", total), Data: map[string]any{"matches": total}}
+	return tool.Result{ForModel: e.truncate(b.String()), Display: plural(total, "matching line"), Data: map[string]any{"matches": total}}
 }
 
 // maxStoredHits bounds memory on patterns that match nearly every line;

@@ -89,7 +89,11 @@ func (e *env) runLs(ctx context.Context, dir Loc, p lsParams) tool.Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/\n", shown)
 	writeTree(&b, root, 1)
-	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("Listed %d entries in %s", count, shown)}
+	entries := fmt.Sprintf("%d entries", count)
+	if count == 1 {
+		entries = "1 entry"
+	}
+	return tool.Result{ForModel: e.truncate(b.String()), Display: "Listed " + entries + " in " + shown}
 }
 
 func parentRel(rel string) string {

@@ -73,7 +73,7 @@ func (e *env) runReadMany(ctx context.Context, p readManyParams) tool.Result {
 	if len(read) == 0 {
 		return tool.Fail(tool.ErrNotFound, "no files matched %s\n%s", strings.Join(p.Paths, ", "), b.String())
 	}
-	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("Read %d files", len(read)), Data: read}
+	return tool.Result{ForModel: e.truncate(b.String()), Display: fmt.Sprintf("Read %s", plural(len(read), "file")), Data: read}
 }
 
 // expandPaths turns paths and globs into files, in order, without

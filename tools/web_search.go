@@ -127,7 +127,7 @@ func (e *env) search(ctx context.Context, endpoint string, p webSearchParams) to
 		results = results[:n]
 	}
 	text := formatResults(p.Query, results)
-	return tool.Result{ForModel: text, Display: fmt.Sprintf("%d results for %q", len(results), p.Query), Data: results}
+	return tool.Result{ForModel: text, Display: fmt.Sprintf("%s for %q", plural(len(results), "result"), p.Query), Data: results}
 }
 
 // parseSearch reads a provider's answer; a pure function of its bytes.

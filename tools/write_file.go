@@ -89,6 +89,6 @@ func (e *env) writeFile(loc Loc, p writeFileParams) tool.Result {
 	if fi != nil {
 		verb = "Overwrote"
 	}
-	msg := fmt.Sprintf("%s %s (%d bytes).", verb, shown, len(p.Content))
+	msg := fmt.Sprintf("%s %s (%s).", verb, shown, plural(len(p.Content), "byte"))
 	return tool.Result{ForModel: msg, Display: msg, Files: []string{loc.Abs}}
 }

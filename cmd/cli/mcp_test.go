@@ -297,7 +297,7 @@ policy: defaultAction: "allow"
 	cardLines := func(v string) (head, status string) {
 		lines := strings.Split(v, "\n")
 		for i, l := range lines {
-			if strings.Contains(l, "⚒ simulate-research-query(") {
+			if strings.Contains(l, "everything · simulate-research-query") {
 				head = l
 				if i+1 < len(lines) {
 					status = strings.Trim(lines[i+1], " │|")
@@ -309,7 +309,7 @@ policy: defaultAction: "allow"
 	var working, completed bool
 	for _, v := range shown {
 		head, status := cardLines(v)
-		if !strings.Contains(head, `simulate-research-query(topic="tasks")`) || !strings.Contains(head, "… running") {
+		if !strings.Contains(head, "everything · simulate-research-query topic=tasks") || !strings.ContainsAny(head, "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏") {
 			t.Fatalf("card header while the task runs: %q\n%s", head, v)
 		}
 		working = working || strings.HasPrefix(status, "working: ")
@@ -320,7 +320,7 @@ policy: defaultAction: "allow"
 	}
 	v := view()
 	head, _ := cardLines(v)
-	if !strings.Contains(head, "✓ ok") {
+	if !strings.Contains(head, "✓ everything · simulate-research-query") {
 		t.Fatalf("card header at the end: %q\n%s", head, v)
 	}
 	if !strings.Contains(v, "Research Report: tasks") || !strings.Contains(v, "researched") {

@@ -77,7 +77,7 @@ func TestTrustFileHeadless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.ToolCalls) != 1 || !strings.Contains(rep.ToolCalls[0].Result, "refused: Edit .git/config (1 edits) - a file that decides what runs") ||
+	if len(rep.ToolCalls) != 1 || !strings.Contains(rep.ToolCalls[0].Result, "refused: Edit .git/config (1 edit) - a file that decides what runs") ||
 		!strings.Contains(rep.ToolCalls[0].Result, "no one can answer in this session") || !strings.Contains(rep.ToolCalls[0].Result, "by hand") {
 		t.Fatalf("calls: %+v", rep.ToolCalls)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -62,6 +63,7 @@ type AgentRuntime struct {
 	mcp     map[string]MCPServer
 	context ContextUse
 	waiting map[string]chan bool // AskHook calls waiting for Approve
+	errs    []string             // the errors shown during the running turn
 }
 
 // NewAgentRuntime starts the event pump and the bus subscription; they
@@ -188,7 +190,11 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 	case agent.EvToolCall:
 		return ToolStarted{ID: t.ID, Name: t.Name, Args: t.Args}
 	case agent.EvToolDecision:
-		return ToolProgress{ID: t.ID, Args: t.Args}
+		p := ToolProgress{ID: t.ID, Args: t.Args}
+		if t.Decision != nil {
+			p.Tool = t.Decision.Tool
+		}
+		return p
 	case agent.EvToolConfirm:
 		r.mu.Lock()
 		name := t.Name
@@ -261,6 +267,12 @@ func (r *AgentRuntime) translate(e agent.Event) Event {
 			return Blocked{Event: b.Event, By: b.By, Reason: b.Reason}
 		}
 	case agent.EvError:
+		if strings.HasPrefix(e.Error, agent.ErrCancelled.Error()) {
+			return nil // TurnDone says "turn cancelled"
+		}
+		r.mu.Lock()
+		r.errs = append(r.errs, e.Error)
+		r.mu.Unlock()
 		return ErrorEvent{Err: e.Error}
 	}
 	return nil
@@ -302,7 +314,7 @@ func (r *AgentRuntime) start(fn func(ctx context.Context, s *agent.Session) (age
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	r.mu.Lock()
-	r.cancel = cancel
+	r.cancel, r.errs = cancel, nil
 	r.mu.Unlock()
 	go func() {
 		rep, err := fn(ctx, s)
@@ -316,6 +328,9 @@ func (r *AgentRuntime) start(fn func(ctx context.Context, s *agent.Session) (age
 			done.Cancelled = true
 		case err != nil:
 			done.Err = err.Error()
+			r.mu.Lock()
+			done.Shown = slices.Contains(r.errs, done.Err)
+			r.mu.Unlock()
 		}
 		r.push(done)
 	}()

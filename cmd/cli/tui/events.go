@@ -34,6 +34,7 @@ type ToolProgress struct {
 	Message     string
 	Done, Total float64
 	Args        json.RawMessage // final arguments, once the gate decided
+	Tool        string          // the name the policy judged ("server:tool" for an MCP tool), once the gate decided
 }
 
 // ToolStatus is where a call card is.
@@ -108,6 +109,7 @@ type TurnDone struct {
 	Text      string
 	Cancelled bool
 	Err       string
+	Shown     bool // Err was shown already, as an ErrorEvent of this turn
 }
 
 // ContextChanged is the tracked context use.

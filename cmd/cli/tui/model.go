@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -38,6 +39,12 @@ type card struct {
 	done, total  float64
 	display, err string
 	sandbox      string // the sandbox the call ran in
+	// cards.go, spinner.go
+	tool           string    // the name the policy judged: "server:tool" for an MCP tool
+	diff           string    // the diff the user approved (write_file, edit_file)
+	started, ended time.Time // while it ran (not while it waited for an answer)
+	expanded       bool      // all of its output is shown
+	folds          bool      // lines were folded away when last drawn
 }
 
 // Model is the bubbletea model of a session.
@@ -63,6 +70,9 @@ type Model struct {
 	armSeq  int    // the wait under way
 	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
+	// spinner.go
+	ticking   bool      // a spinner tick is in flight
+	busySince time.Time // when the running turn or job started
 }
 
 // New returns the model for rt.
@@ -135,8 +145,8 @@ func (m *Model) layout() {
 	m.bodyH = h
 }
 
-// Update handles one message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// update handles one message (Update in spinner.go wraps it).
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -228,6 +238,9 @@ func (m *Model) handle(ev Event) {
 		if len(e.Args) > 0 {
 			c.args = e.Args
 		}
+		if e.Tool != "" {
+			c.tool = e.Tool
+		}
 		if e.Text != "" {
 			c.output.WriteString(e.Text)
 		}
@@ -247,6 +260,7 @@ func (m *Model) handle(ev Event) {
 		if e.CallID != "" {
 			if c, ok := m.cards[e.CallID]; ok {
 				c.status = ToolAsking
+				c.diff = e.Details.Diff
 				m.uncache(c)
 			}
 		}
@@ -298,7 +312,7 @@ func (m *Model) handle(ev Event) {
 		m.busy = false
 		if e.Cancelled {
 			m.info("info", "turn cancelled")
-		} else if e.Err != "" {
+		} else if e.Err != "" && !e.Shown {
 			m.info("error", e.Err)
 		}
 		m.status = m.rt.Status()
@@ -396,6 +410,10 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	case tea.KeyPgDown:
 		m.scrollBy(-m.bodyH / 2)
+		return nil, true
+	case tea.KeyCtrlO: // cards.go: expand or collapse the last folded card
+		m.toggleExpand()
+		m.scrollBy(0)
 		return nil, true
 	case tea.KeyEnter:
 		if k.Alt {

@@ -92,19 +92,19 @@ func TestCtrlCClearsInputFirst(t *testing.T) {
 func TestToolCardLifecycle(t *testing.T) {
 	m, _ := newModel(t)
 	args := json.RawMessage(`{"command":"go test ./...","timeout":60}`)
-	send(m, ToolStarted{ID: "c1", Name: "run_shell_command", Args: args})
-	mustContain(t, plain(m), `run_shell_command(command="go test ./...", timeout=60)`, "running")
+	send(m, ToolStarted{ID: "c1", Name: "shell", Args: args})
+	mustContain(t, plain(m), "⠋ Running `go test ./...`")
 	send(m, ToolProgress{ID: "c1", Text: "ok  pkg/a\n", Done: 3, Total: 10, Message: "testing"})
 	v := plain(m)
 	mustContain(t, v, "3/10 testing", "ok  pkg/a")
 	send(m, ToolFinished{ID: "c1", Status: ToolOK, Display: "all 10 packages pass", Sandbox: "workspace-write, no network"})
 	v = plain(m)
-	mustContain(t, v, "✓ ok", "all 10 packages pass", "sandbox: workspace-write, no network")
-	mustNotContain(t, v, "running", "3/10")
+	mustContain(t, v, "✓ Run `go test ./...`", "all 10 packages pass", "sandbox: workspace-write, no network")
+	mustNotContain(t, v, "Running", "3/10")
 
 	send(m, ToolStarted{ID: "c2", Name: "read_file", Args: json.RawMessage(`{"path":"nope"}`)},
 		ToolFinished{ID: "c2", Status: ToolError, Error: "no such file"})
-	mustContain(t, plain(m), "✗ error", "no such file")
+	mustContain(t, plain(m), "✗ Read nope  failed", "no such file")
 }
 
 func TestToolCardClipsOutput(t *testing.T) {
@@ -115,8 +115,8 @@ func TestToolCardClipsOutput(t *testing.T) {
 	}
 	send(m, ToolStarted{ID: "c", Name: "grep"}, ToolFinished{ID: "c", Status: ToolOK, Display: strings.Join(lines, "\n")})
 	v := plain(m)
-	mustContain(t, v, "line a", "line h", "12 more lines")
-	mustNotContain(t, v, "line i")
+	mustContain(t, v, "line a", "line d", "13 more lines", "line r", "line t")
+	mustNotContain(t, v, "line e", "line q")
 }
 
 func confirmWrite() ConfirmRequested {
@@ -145,7 +145,7 @@ func TestConfirmDialogAllowAlways(t *testing.T) {
 	}
 	v = plain(m)
 	mustNotContain(t, v, "[y] allow once", "waiting for you")
-	mustContain(t, v, "write_file: allowed always", "running")
+	mustContain(t, v, "write_file: allowed always", "Writing")
 }
 
 func TestConfirmDialogShowsArgsWithoutDiff(t *testing.T) {
@@ -165,7 +165,7 @@ func TestConfirmDenyMarksCardAndQueues(t *testing.T) {
 	send(m, ToolStarted{ID: "c1", Name: "write_file"}, ToolStarted{ID: "c2", Name: "write_file"}, confirmWrite(), second)
 	mustContain(t, plain(m), "+1 more waiting")
 	send(m, runeKey('n'))
-	mustContain(t, plain(m), "⊘ denied", "Allow write_file?")
+	mustContain(t, plain(m), "⊘ Write  denied", "Allow write_file?")
 	send(m, key(tea.KeyEsc))
 	want := []answer{{"req-1", bus.Deny, ""}, {"req-2", bus.Deny, ""}}
 	if len(f.answers) != 2 || f.answers[0] != want[0] || f.answers[1] != want[1] {

@@ -151,7 +151,7 @@ policy: rules: [{name: "writes-ask", tool: "write_file", action: "ask"}]
 	s.tmux("send-keys", "-t", s.name, "Enter")
 
 	pane := s.waitFor("Allow write_file?", "[y] allow once")
-	for _, w := range []string{"-hello", "+hello, tmux", "writes-ask", "write_file(", "I will", "the file."} {
+	for _, w := range []string{"-hello", "+hello, tmux", "writes-ask", "? Write hello.txt  waiting for you", "I will", "the file."} {
 		if !strings.Contains(pane, w) {
 			t.Fatalf("the confirmation lacks %q:\n%s", w, pane)
 		}
@@ -161,9 +161,13 @@ policy: rules: [{name: "writes-ask", tool: "write_file", action: "ask"}]
 	}
 
 	s.tmux("send-keys", "-t", s.name, "y")
-	pane = s.waitFor("hello.txt now greets tmux", "✓ ok")
+	pane = s.waitFor("hello.txt now greets tmux", "✓ Write hello.txt")
 	if strings.Contains(pane, "[y] allow once") {
 		t.Fatalf("the dialog is still open:\n%s", pane)
+	}
+	// The card shows the diff that was approved, once the write is done.
+	if card := pane[strings.Index(pane, "✓ Write hello.txt"):]; !strings.Contains(card, "Overwrote hello.txt") || !strings.Contains(card, "-hello") || !strings.Contains(card, "+hello, tmux") {
+		t.Fatalf("the card lacks the result or the diff:\n%s", pane)
 	}
 	if got := read(t, filepath.Join(ws, "hello.txt")); got != "hello, tmux\n" {
 		t.Fatalf("hello.txt = %q after allowing the write", got)

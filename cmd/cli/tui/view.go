@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/reflow/truncate"
@@ -28,9 +29,6 @@ var (
 	stDiffHunk = lipgloss.NewStyle().Foreground(lipgloss.Color("14"))
 )
 
-// maxCardLines bounds the output shown in a tool card.
-const maxCardLines = 8
-
 // refresh re-lays out after a change; drawing happens in View.
 func (m *Model) refresh() { m.layout() }
 
@@ -46,7 +44,7 @@ func (m *Model) scrollBy(n int) {
 }
 
 func (m *Model) totalLines() int {
-	n := 0
+	n := len(m.activityLines())
 	for _, e := range m.entries {
 		n += len(m.entryLines(e))
 	}
@@ -58,8 +56,9 @@ func (m *Model) totalLines() int {
 // what is on screen.
 func (m *Model) body() string {
 	need := m.bodyH + m.scroll
-	var chunks [][]string
-	have := 0
+	act := m.activityLines() // spinner.go
+	chunks := [][]string{act}
+	have := len(act)
 	for i := len(m.entries) - 1; i >= 0 && have < need; i-- {
 		ls := m.entryLines(m.entries[i])
 		if have+len(ls) > need {
@@ -141,25 +140,49 @@ func (m *Model) entryView(e *entry) (string, bool) {
 	return s, cacheable
 }
 
-func statusIcon(s ToolStatus) string {
-	switch s {
+// statusIcon is the mark before a card's header.
+func statusIcon(c *card) string {
+	switch c.status {
 	case ToolOK:
-		return stOK.Render("✓ ok")
+		return stOK.Render("✓")
 	case ToolError:
-		return stError.Render("✗ error")
+		return stError.Render("✗")
 	case ToolDenied:
-		return stWarn.Render("⊘ denied")
+		return stWarn.Render("⊘")
 	case ToolAsking:
-		return stWarn.Render("? waiting for you")
+		return stWarn.Render("?")
 	}
-	return stWarn.Render("… running")
+	return stWarn.Render(spinFrame(c.started))
 }
 
+// cardView is a call's card: "✓ Run `go test ./...`  3.2s", the sandbox,
+// progress, then the output, error and diff (cards.go), folded when long.
 func (m *Model) cardView(c *card) string {
 	w := m.width - 4
+	h := toolHeader(c.name, c.tool, c.args)
+	title, tail := h.done(), ""
+	switch c.status {
+	case ToolRunning:
+		title = h.running()
+		if !c.started.IsZero() {
+			tail = elapsed(now().Sub(c.started))
+		}
+	case ToolAsking:
+		tail = "waiting for you"
+	case ToolError:
+		tail = "failed"
+	case ToolDenied:
+		tail = "denied"
+	}
+	if c.status != ToolRunning && !c.started.IsZero() && c.ended.Sub(c.started) >= time.Second {
+		tail = strings.TrimSpace(tail + " " + elapsed(c.ended.Sub(c.started)))
+	}
+	room := w - 4 - 2 - lipgloss.Width(tail) - 2
 	var b strings.Builder
-	head := fmt.Sprintf("⚒ %s(%s)", c.name, argsSummary(c.args, w-len(c.name)-24))
-	b.WriteString(head + "  " + statusIcon(c.status))
+	b.WriteString(statusIcon(c) + " " + truncate.StringWithTail(title, uint(max(room, 10)), "…"))
+	if tail != "" {
+		b.WriteString("  " + stDim.Render(tail))
+	}
 	if c.sandbox != "" {
 		b.WriteString("\n" + stDim.Render("sandbox: "+c.sandbox))
 	}
@@ -169,22 +192,11 @@ func (m *Model) cardView(c *card) string {
 			b.WriteString(progressBar(c.done/c.total, 30) + fmt.Sprintf(" %.0f/%.0f", c.done, c.total))
 		}
 		if c.message != "" {
-			b.WriteString(" " + c.message)
+			b.WriteString(" " + clean(c.message))
 		}
 	}
-	body := c.display
-	if body == "" && c.status == ToolRunning {
-		body = c.output.String()
-	}
-	if c.err != "" && strings.TrimSpace(body) == strings.TrimSpace(c.err) {
-		body = ""
-	}
-	if c.err != "" {
-		body = strings.TrimSpace(body + "\n" + stError.Render(c.err))
-	}
-	if body = strings.TrimRight(body, "\n"); body != "" {
-		b.WriteByte('\n')
-		b.WriteString(stDim.Render(clipLines(body, maxCardLines, w-4)))
+	if body := m.cardBody(c, w-4, h.done()); body != "" {
+		b.WriteString("\n" + body)
 	}
 	return stCard.Width(w).Render(b.String())
 }
@@ -198,37 +210,6 @@ func progressBar(f float64, n int) string {
 	}
 	k := int(f * float64(n))
 	return "[" + strings.Repeat("█", k) + strings.Repeat("░", n-k) + "]"
-}
-
-// argsSummary is the arguments on one line, cut to n columns.
-func argsSummary(args json.RawMessage, n int) string {
-	if len(args) == 0 {
-		return ""
-	}
-	var v map[string]any
-	if json.Unmarshal(args, &v) != nil {
-		return truncate.StringWithTail(string(args), uint(max(n, 10)), "…")
-	}
-	var parts []string
-	for _, k := range sortedKeys(v) {
-		val := v[k]
-		var s string
-		if str, ok := val.(string); ok {
-			s = fmt.Sprintf("%s=%q", k, firstLine(str))
-		} else {
-			j, _ := json.Marshal(val)
-			s = k + "=" + string(j)
-		}
-		parts = append(parts, s)
-	}
-	return truncate.StringWithTail(strings.Join(parts, ", "), uint(max(n, 10)), "…")
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + "…"
-	}
-	return s
 }
 
 func clipLines(s string, n, w int) string {
