@@ -32,6 +32,12 @@ type Config struct {
 	// the machine cannot sandbox it.
 	Sandbox         *sandbox.Policy
 	SandboxRequired bool
+	// SandboxNow, when set, is Sandbox as the filesystem is now: a
+	// repository made in the workspace since the session started is
+	// pinned from the next command on. Each command runs under what it
+	// returns (sandbox.Resolve keeps a policy until a path it was made
+	// from changes, so this costs ~10 us a call).
+	SandboxNow func() *sandbox.Policy
 }
 
 // Jobs holds the shell tool's background jobs. A session keeps one across

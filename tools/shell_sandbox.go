@@ -20,7 +20,7 @@ import (
 // note for the output when the command runs unsandboxed because the
 // machine cannot sandbox, or a failure when sandbox.required forbids that.
 func (e *env) sandboxed(cmd *exec.Cmd) (note string, fail *tool.Error) {
-	p := e.cfg.Sandbox
+	p := e.policy()
 	if p == nil {
 		return "", nil
 	}
@@ -38,6 +38,14 @@ func (e *env) sandboxed(cmd *exec.Cmd) (note string, fail *tool.Error) {
 		return "", &tool.Error{Kind: tool.ErrPermission, Message: fmt.Sprintf("blocked by the sandbox: %v, and sandbox.required is true; nothing ran", err)}
 	}
 	return "", &tool.Error{Kind: tool.ErrExec, Message: fmt.Sprintf("sandbox: %v", err)}
+}
+
+// policy is the shell's sandbox for the command about to run.
+func (e *env) policy() *sandbox.Policy {
+	if e.cfg.SandboxNow != nil && e.cfg.Sandbox != nil {
+		return e.cfg.SandboxNow()
+	}
+	return e.cfg.Sandbox
 }
 
 // sandboxName is shown beside a shell call: the sandbox it ran in.
@@ -134,7 +142,7 @@ const gitScanLimit = 20000
 // only when its inode changed since the command started (ctime; a
 // rename, link or creation sets it, and nothing can set it back).
 func (e *env) gitDirs() (gitBefore, bool) {
-	p := e.cfg.Sandbox
+	p := e.policy()
 	if p == nil || p.Off() || e.cfg.Root == "" || !slices.ContainsFunc(p.Write, func(w string) bool { return under(e.cfg.Root, w) }) {
 		return gitBefore{}, false
 	}
@@ -209,11 +217,12 @@ func (e *env) gitAbandon() {
 // missingTrustFiles are the trust files the sandbox could not make
 // read-only because they did not exist when the command started.
 func (e *env) missingTrustFiles() []string {
-	if e.cfg.Sandbox == nil {
+	pol := e.policy()
+	if pol == nil {
 		return nil
 	}
 	var out []string
-	for _, p := range e.cfg.Sandbox.Protect {
+	for _, p := range pol.Protect {
 		if _, err := os.Lstat(p); os.IsNotExist(err) {
 			out = append(out, p)
 		}

@@ -230,3 +230,48 @@ func TestShellSandboxBackgroundJobNewGitDirIsHeld(t *testing.T) {
 		t.Fatal("the user's git ran the command the background job planted")
 	}
 }
+
+// A repository the user makes in the workspace during a session is the
+// shell's to protect from the next command on: the policy of the
+// session's start named no submodule, so a submodule's git directory
+// (whose config git reads when the user runs git status in the
+// superproject) would stay writable.
+func TestShellSandboxRepositoryMadeDuringTheSession(t *testing.T) {
+	b := sandboxtest.New(t)
+	start := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())
+	f := newFixture(t, func(c *Config) {
+		c.Root, c.Sandbox = b.WS, &start
+		c.SandboxNow = func() *sandbox.Policy {
+			p := sandbox.Resolve(schema.Sandbox{}, sandbox.ShellDefault, b.Env())
+			return &p
+		}
+		c.Tools.Shell = schema.Shell{Timeout: 60000}
+	})
+	f.root = b.WS
+	f.ok("shell", `{"command":"echo before > notes.txt"}`)
+	// The user makes the workspace a repository with a submodule.
+	git := exec.Command("git", "init", "-q", b.WS)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	mod := filepath.Join(b.WS, ".git", "modules", "lib")
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		mustMkdir(t, filepath.Join(mod, d))
+	}
+	mustMkdir(t, filepath.Join(b.WS, "lib"))
+	config := "[core]\n\tbare = false\n\tworktree = ../../../lib\n"
+	for p, data := range map[string]string{
+		filepath.Join(mod, "HEAD"):         "ref: refs/heads/main\n",
+		filepath.Join(mod, "config"):       config,
+		filepath.Join(b.WS, "lib", ".git"): "gitdir: ../.git/modules/lib\n",
+		filepath.Join(b.WS, ".gitmodules"): "[submodule \"lib\"]\n\tpath = lib\n\turl = ./lib\n",
+	} {
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := f.call("shell", `{"command":"printf '\\tfsmonitor = touch PWNED\\n' >> .git/modules/lib/config; echo end"}`)
+	if now, err := os.ReadFile(filepath.Join(mod, "config")); err != nil || string(now) != config {
+		t.Errorf("the submodule's config is %q (%v):\n%s", now, err, out.ForModel)
+	}
+}

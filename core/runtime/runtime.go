@@ -333,7 +333,7 @@ func (rt *Runtime) install(l *loaded) []string {
 	}
 	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: append(slices.Clone(g.Profile.Tools.ExtraDirs), rt.opts.ExtraDirs...), Tools: g.Profile.Tools,
 		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.opts.Environ, Getenv: rt.opts.Getenv,
-		Jobs: rt.jobs, Sandbox: rt.shellPolicy(g), SandboxRequired: g.Profile.Sandbox.Required}
+		Jobs: rt.jobs, Sandbox: rt.shellPolicy(g), SandboxNow: func() *sandbox.Policy { return rt.shellPolicy(g) }, SandboxRequired: g.Profile.Sandbox.Required}
 	builtin := tools.Builtin(cfg)
 	names := make([]string, len(builtin))
 	set := map[string]bool{}
