@@ -49,6 +49,10 @@ type Options struct {
 	// hook unsandboxed. An error keeps the hook from starting. An
 	// extension hook's own directory is always added to what it may read.
 	Sandbox func(h *Hook) (sandbox.Policy, error)
+	// GitWatch, when set, holds a git repository a hook creates in the
+	// workspace while it runs (the sandbox cannot stop one being made, and
+	// git would run its config and hooks outside); each is a notice.
+	GitWatch *sandbox.GitWatch
 	// OnNotify receives what persistent hooks push to the user
 	// (notifications labelled with their source) and ollm's own word about
 	// them (a refused command registration, source "ollm"). It is called
@@ -104,6 +108,8 @@ type Result struct {
 	Async      bool   `json:"async,omitempty"`
 	Blocked    bool   `json:"blocked,omitempty"`
 	Message    string `json:"message,omitempty"` // its system message
+	// Held are the repositories it created, moved aside (GitWatch).
+	Held []string `json:"held,omitempty"`
 }
 
 // Outcome is the folded answer of every hook of one event.
@@ -202,6 +208,9 @@ func (e *Engine) Emit(ctx context.Context, ev Event, data map[string]any) (Outco
 			if res.Skipped != "" {
 				out.Notices = append(out.Notices, res.Skipped)
 			}
+			for _, h := range res.Held {
+				out.Notices = append(out.Notices, "hook "+res.Hook+": "+h)
+			}
 			if stop {
 				break
 			}
@@ -243,10 +252,17 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 	input, err := BuildInput(h, ev, data, extra, sessionFor(ctx, e.opts.Session), e.opts.Now(), 0)
 	if err != nil {
 		out = RunOutput{ExitCode: -1, Err: fmt.Errorf("encode input: %w", err)}
-	} else if h.Def.Persistent {
-		out = e.runPersistent(ctx, h, ev, data, extra)
 	} else {
-		out = e.runOnce(ctx, h, ev, input)
+		e.opts.GitWatch.Begin()
+		if h.Def.Persistent {
+			out = e.runPersistent(ctx, h, ev, data, extra)
+		} else {
+			out = e.runOnce(ctx, h, ev, input)
+		}
+		for _, held := range e.opts.GitWatch.End() {
+			res.Held = append(res.Held, held.String())
+			e.opts.Logger.Warn("hook created a git repository", "hook", res.Hook, "event", ev, "held", held.String())
+		}
 	}
 	v := Interpret(h.Dialect(), ev, out)
 	if h.Dialect() == DialectClaude && (ev == BeforeTool || ev == OnApprovalRequest) {

@@ -95,6 +95,11 @@ type Options struct {
 	// fails the server. An extension server's own directory is always
 	// added to what it may read.
 	Sandbox func(Spec) (sandbox.Policy, error)
+	// GitWatch, when set, holds a git repository a stdio server creates
+	// in the workspace during a tool call (the sandbox cannot stop one
+	// being made, and git would run its config and hooks outside); the
+	// call's result says so.
+	GitWatch *sandbox.GitWatch
 	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
 	// a stdio server fails to start instead of running unsandboxed with a
 	// warning in its status and its log.

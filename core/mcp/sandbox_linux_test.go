@@ -216,3 +216,35 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// A repository a server creates in the workspace during a call (here
+// server-filesystem, asked by the model for a .git with a config whose
+// fsmonitor git would run outside any sandbox) is moved aside when the
+// call ends, and the result says so to the model and the user.
+func TestServerRepositoryIsHeld(t *testing.T) {
+	b := newSandboxBox(t)
+	spec := Spec{Name: "fs", Config: Config{Command: "node", Cwd: b.ws, Enabled: true,
+		Args: []string{serverScript(t, "server-filesystem", "index.js"), b.ws}}}
+	g := sandbox.NewGitWatch(b.ws)
+	defer g.Close()
+	m := startManager(t, []Spec{spec}, Options{Sandbox: SandboxPolicy(schema.Sandbox{}, b.env()), GitWatch: g})
+	dir := filepath.Join(b.ws, "lib", ".git")
+	res := run(t, mustLookup(t, m, "create_directory"), fmt.Sprintf(`{"path":%q}`, dir), nil)
+	if res.Error != nil {
+		t.Fatalf("create_directory: %+v", res)
+	}
+	for _, s := range []string{res.ForModel, res.Display} {
+		if !strings.Contains(s, "warning: MCP server fs: "+dir+": a new git repository") {
+			t.Errorf("the result does not say so: %q", s)
+		}
+	}
+	if exists(dir) || !exists(dir+sandbox.HeldSuffix) {
+		t.Errorf("not moved aside: %v %v", exists(dir), exists(dir+sandbox.HeldSuffix))
+	}
+	// The model writes the config next: into a directory git no longer
+	// takes for a repository.
+	res = run(t, mustLookup(t, m, "write_file"), fmt.Sprintf(`{"path":%q,"content":"[core]\n\tfsmonitor = touch PWNED\n"}`, filepath.Join(dir, "config")), nil)
+	if exists(filepath.Join(dir, "config")) && exists(filepath.Join(dir, "HEAD")) {
+		t.Errorf("a repository with the planted config stands: %+v", res)
+	}
+}

@@ -426,6 +426,20 @@ func (m *Manager) call(ctx context.Context, key ToolKey, args json.RawMessage, o
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if m.opts.GitWatch != nil && s.spec.Config.Command != "" {
+		m.opts.GitWatch.Begin()
+		r, raw, err := m.callServer(ctx, callCtx, s, c, key, args, timeout, out)
+		for _, h := range m.opts.GitWatch.End() {
+			note := "warning: MCP server " + key.Server + ": " + h.String()
+			r.ForModel = strings.TrimRight(r.ForModel, "\n") + "\n" + note
+			r.Display = strings.TrimRight(r.Display, "\n") + "\n" + note
+		}
+		return r, raw, err
+	}
+	return m.callServer(ctx, callCtx, s, c, key, args, timeout, out)
+}
+
+func (m *Manager) callServer(ctx, callCtx context.Context, s *server, c *conn, key ToolKey, args json.RawMessage, timeout time.Duration, out func(tool.Chunk)) (tool.Result, *mcp.CallToolResult, error) {
 	var res *mcp.CallToolResult
 	var err error
 	if m.isTask(s, key.Tool) {

@@ -48,7 +48,10 @@ import (
 // engine, the MCP servers, the policy and the provider are replaced, so
 // read them through the methods.
 type Runtime struct {
-	started   time.Time // the session block of events raised outside the agent
+	started time.Time // the session block of events raised outside the agent
+	// gitWatch holds a repository a hook or an MCP server creates in the
+	// workspace while it runs (the shell tool holds its commands' own).
+	gitWatch  *sandbox.GitWatch
 	Home      store.Home
 	Workspace store.Workspace
 	SessionID string
@@ -191,6 +194,9 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		Skills:  skills.New(), opts: o, hreg: hooks.NewRegistry(),
 		approved: map[string]*mcp.Manager{}, allowed: map[string]string{}, mcpOwners: map[string]bool{},
 		live: map[*mcp.Manager]bool{}, editor: map[string]bool{}}
+	if ws.Root != "" {
+		rt.gitWatch = sandbox.NewGitWatch(ws.Root)
+	}
 	if rt.Bus == nil {
 		rt.Bus = bus.New(bus.Options{})
 	}
@@ -367,6 +373,7 @@ func (rt *Runtime) install(l *loaded) []string {
 		Approvals:       hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
 		Approve:         rt.opts.ApproveHook,
 		Sandbox:         HookSandbox(rt.opts.Getenv, rt.Workspace.Root, g, rt.Home),
+		GitWatch:        rt.gitWatch,
 		// Failures and skips go to logs/hooks.log; the session shows them
 		// as they happen (agent.EvHookFailure), async observers' here.
 		Logger: slog.New(slog.NewTextHandler(rt.hookLog, nil)),
@@ -473,6 +480,7 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 		o.ConnectionTimeout = time.Duration(t) * time.Millisecond
 	}
 	o.Sandbox = mcp.SandboxPolicy(g.Profile.Sandbox.MCP, rt.sandboxEnv(g))
+	o.GitWatch = rt.gitWatch
 	o.SandboxRequired = g.Profile.Sandbox.Required
 	// OAuth: stored tokens are sent and refreshed; a login needs a terminal,
 	// headless runs say to run `ollm mcp login <server>`.
@@ -1064,6 +1072,7 @@ func (rt *Runtime) count(st *ReloadStats) {
 
 // Close stops everything the runtime started.
 func (rt *Runtime) Close() error {
+	defer rt.gitWatch.Close()
 	rt.bgMu.Lock()
 	rt.closed = true
 	rt.bgMu.Unlock()
