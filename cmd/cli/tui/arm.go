@@ -36,6 +36,7 @@ func (m *Model) rearm() tea.Cmd {
 		return nil
 	}
 	m.shown = id
+	m.dlg = dialogScroll{}
 	if id == "" {
 		return nil
 	}
@@ -54,6 +55,9 @@ func (m *Model) startArm() tea.Cmd {
 func (m *Model) unarmedKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	if m.armed || m.dialogID() == "" || k.Type == tea.KeyCtrlC {
 		return nil, false
+	}
+	if m.dialogScrollKey(k) { // reading is not answering: the wait goes on
+		return nil, true
 	}
 	return m.startArm(), true
 }
