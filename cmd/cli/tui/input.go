@@ -267,32 +267,34 @@ func (m *Model) inputView() string {
 }
 
 // wrapCount is the number of rows the textarea (bubbles v1.0.0,
-// textarea.wrap) wraps a line of runes into at width w.
+// textarea.wrap) wraps a line of runes into at width w. Widths are kept
+// as it goes, so a long line without spaces costs its length, not its
+// square.
 func wrapCount(runes []rune, w int) int {
-	width := func(rs []rune) int { return ansi.StringWidth(string(rs)) }
-	rows, line, word, spaces := 1, 0, []rune{}, 0
+	rows, line, word, spaces := 1, 0, 0, 0
 	for _, r := range runes {
+		rw := ansi.StringWidth(string(r))
 		if unicode.IsSpace(r) {
 			spaces++
 		} else {
-			word = append(word, r)
+			word += rw
 		}
 		if spaces > 0 {
-			if line+width(word)+spaces > w {
+			if line+word+spaces > w {
 				rows++
-				line = width(word) + spaces
+				line = word + spaces
 			} else {
-				line += width(word) + spaces
+				line += word + spaces
 			}
-			spaces, word = 0, word[:0]
-		} else if last := word[len(word)-1]; width(word)+width([]rune{last}) > w {
+			spaces, word = 0, 0
+		} else if word+rw > w {
 			if line > 0 {
 				rows++
 			}
-			line, word = width(word), word[:0]
+			line, word = word, 0
 		}
 	}
-	if line+width(word)+spaces >= w {
+	if line+word+spaces >= w {
 		rows++
 	}
 	return rows

@@ -426,3 +426,20 @@ func TestDialogNamesTrustFile(t *testing.T) {
 	mustContain(t, v, "⚠ trust file: runs code later", "[y] allow this one write")
 	mustNotContain(t, v, "[a] allow always")
 }
+
+// inputRows counts rows as the textarea wraps them (its LineInfo().Height
+// is the rows of the line the cursor is on).
+func TestWrapCountMatchesTextarea(t *testing.T) {
+	ta := newInput()
+	ta.SetWidth(40)
+	for _, s := range []string{
+		"", "a", strings.Repeat("x", 37), strings.Repeat("x", 38), strings.Repeat("x", 39), strings.Repeat("x", 200),
+		strings.Repeat("word ", 30), strings.Repeat("word  ", 13), "tail spaces      ", strings.Repeat("日本語", 30),
+		"mixed 日本語 words and a " + strings.Repeat("long", 20) + " end", strings.Repeat(" ", 50),
+	} {
+		ta.SetValue(s)
+		if got, want := wrapCount([]rune(s), ta.Width()), ta.LineInfo().Height; got != want {
+			t.Errorf("wrapCount(%q) = %d, the textarea makes %d rows", s, got, want)
+		}
+	}
+}
