@@ -443,3 +443,20 @@ func TestWrapCountMatchesTextarea(t *testing.T) {
 		}
 	}
 }
+
+// Text that arrives as a paste or as several runes in one message is not
+// an answer, even once the dialog takes keys: only a single key press is.
+func TestDialogAnswerIsOneKey(t *testing.T) {
+	m, f := newModel(t)
+	send(m, confirmWrite())
+	for _, k := range []tea.KeyMsg{paste("y"), paste("y\r"), runes("yes"), runes("yy"), runes("n\r")} {
+		m.Update(k)
+		if len(f.answers) != 0 {
+			t.Fatalf("%q answered: %v", k.String(), f.answers)
+		}
+	}
+	m.Update(runes("n"))
+	if len(f.answers) != 1 || f.answers[0].a != bus.Deny {
+		t.Fatalf("answers = %v", f.answers)
+	}
+}

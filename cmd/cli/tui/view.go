@@ -486,19 +486,11 @@ func (m *Model) sampleView(c ConfirmRequested) string {
 	return stDialog.Width(w).Render(b.String())
 }
 
+// diffView colours a unified diff line by line.
 func diffView(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			lines[i] = lipgloss.NewStyle().Bold(true).Render(l)
-		case strings.HasPrefix(l, "+"):
-			lines[i] = stDiffAdd.Render(l)
-		case strings.HasPrefix(l, "-"):
-			lines[i] = stDiffDel.Render(l)
-		case strings.HasPrefix(l, "@@"):
-			lines[i] = stDiffHunk.Render(l)
-		}
+		lines[i] = diffStyle(l)(l)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -522,7 +514,7 @@ func (m *Model) approvalView() string {
 			body = append(body, hardLines(line, w-2, nil)...)
 			continue
 		}
-		line := fmt.Sprintf("  %s %s%s%s: %s", a.Kind, a.Name, from, changed, a.Detail)
+		line := fmt.Sprintf("  %s %s%s%s: %s", a.Kind, a.Name, from, changed, strings.ReplaceAll(a.Detail, "\n", " "))
 		body = append(body, truncate.StringWithTail(line, uint(w-2), "…"))
 	}
 	foot := m.keysLine("[a] approve   [s] skip")
