@@ -38,6 +38,17 @@ func waitBottom(s *tmuxSession, n int, want string) {
 	}
 }
 
+// enterUntilSent presses Enter until the model has n requests: Enter while
+// the last turn is still ending keeps the input, and once it was sent the
+// input is empty, so a second Enter sends nothing.
+func enterUntilSent(s *tmuxSession, srv *llmtest.Ollama, n int) {
+	s.t.Helper()
+	for len(srv.Requests()) < n {
+		s.tmux("send-keys", "-t", s.name, "Enter")
+		time.Sleep(100 * time.Millisecond) // the test's -timeout bounds a hang
+	}
+}
+
 func lastUser(srv *llmtest.Ollama) string {
 	req := srv.LastRequest()
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -87,7 +98,7 @@ func TestTmuxInputIsWhatWasTyped(t *testing.T) {
 	s.tmux("set-buffer", "-b", "three", "line one\nline two up\nline three")
 	s.tmux("paste-buffer", "-p", "-b", "three", "-t", s.name)
 	waitBottom(s, 3, "> line one\n  line two up\n  line three")
-	s.tmux("send-keys", "-t", s.name, "Enter")
+	enterUntilSent(s, srv, 2)
 	s.waitFor("Reply two.")
 	if got := lastUser(srv); got != "line one\nline two up\nline three" {
 		t.Fatalf("the model got %q after the paste", got)
@@ -121,7 +132,7 @@ func TestTmuxInputIsWhatWasTyped(t *testing.T) {
 	s.tmux("send-keys", "-t", s.name, "-l", "draft")
 	s.tmux("send-keys", "-t", s.name, "C-g")
 	waitBottom(s, 1, "> draft from the editor")
-	s.tmux("send-keys", "-t", s.name, "Enter")
+	enterUntilSent(s, srv, 3)
 	s.waitFor("Reply three.")
 	if got := lastUser(srv); got != "draft from the editor" {
 		t.Fatalf("the model got %q after the editor", got)
