@@ -407,6 +407,7 @@ func TestDialogScrollBeforeArmed(t *testing.T) {
 		t.Fatalf("a y before arming: armSeq %d, answers %v", m.armSeq, f.answers)
 	}
 	// The next dialog starts at its top.
+	m.View()
 	m.Update(armMsg{m.armSeq})
 	c2 := c
 	c2.ID = "req-2"
@@ -457,6 +458,30 @@ func TestDialogAnswerIsOneKey(t *testing.T) {
 	}
 	m.Update(runes("n"))
 	if len(f.answers) != 1 || f.answers[0].a != bus.Deny {
+		t.Fatalf("answers = %v", f.answers)
+	}
+}
+
+// Answers count only after the dialog was drawn: the tick of its wait
+// coming before any View (a stalled program) starts the wait again, and
+// a y then answers nothing; drawn and ticked, y answers.
+func TestDialogArmsOnlyOnceDrawn(t *testing.T) {
+	m, f := newModel(t)
+	m.Update(confirmWrite())
+	seq := m.armSeq
+	m.Update(armMsg{seq})
+	if m.armed || m.armSeq == seq {
+		t.Fatalf("armed %v before the dialog was drawn (seq %d→%d)", m.armed, seq, m.armSeq)
+	}
+	m.Update(runes("y"))
+	if len(f.answers) != 0 {
+		t.Fatalf("an undrawn dialog was answered: %v", f.answers)
+	}
+	mustContain(t, plain(m), "Allow write_file?", "what was typed before this appeared is ignored")
+	m.Update(armMsg{m.armSeq})
+	mustContain(t, plain(m), "[y] allow once")
+	m.Update(runes("y"))
+	if len(f.answers) != 1 || f.answers[0].a != bus.AllowOnce {
 		t.Fatalf("answers = %v", f.answers)
 	}
 }

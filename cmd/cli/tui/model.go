@@ -66,6 +66,7 @@ type Model struct {
 	shown   string // the dialog shown (dialogID); see arm.go
 	armed   bool   // it takes keys
 	armSeq  int    // the wait under way
+	drawn   string // the dialog the last View drew (dialogID)
 	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
 }
@@ -142,7 +143,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case armMsg:
-		m.armed = m.armed || msg.seq == m.armSeq
+		cmds = append(cmds, m.arm(msg.seq))
 	case tea.KeyMsg:
 		if cmd, handled := m.unarmedKey(msg); handled {
 			m.refresh()

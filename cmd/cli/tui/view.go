@@ -566,6 +566,7 @@ func (m *Model) View() string {
 	if m.quit {
 		return ""
 	}
+	m.drawn = m.dialogID() // arm.go: answers count once it was drawn
 	var b strings.Builder
 	b.WriteString(m.body())
 	b.WriteByte('\n')
