@@ -71,6 +71,13 @@ func (h Home) Logs() string { return h.path("logs") }
 // Sessions holds JSONL session transcripts.
 func (h Home) Sessions() string { return h.path("sessions") }
 
+// InputHistory is the file of prompts sent in the TUI in the workspace
+// root (0600; one JSON string per line).
+func (h Home) InputHistory(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return h.path("history", hex.EncodeToString(sum[:8])+"-"+filepath.Base(root)+".jsonl")
+}
+
 // Tokens holds OAuth tokens (0600).
 func (h Home) Tokens() string { return h.path("tokens") }
 

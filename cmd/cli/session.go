@@ -150,7 +150,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	ui.Attach(sess)
 	ui.Replay(history) // --resume: the user sees what the model remembers
 
-	m := tui.New(ui, tui.Options{Style: glamourStyle()})
+	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root)})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
 	go func() {
 		for _, w := range rt.Warnings {

@@ -9,8 +9,9 @@ import (
 
 // ollmSecrets are what no process reads in $OLLM_HOME, even one of the
 // user's own that runs from there: OAuth tokens, sealed secrets, the
-// store verification key and state, session transcripts.
-var ollmSecrets = []string{"auth", "tokens", "secrets", "state", "sessions", "trusted-hooks.json", "trusted-workspaces.json"}
+// store verification key and state, session transcripts, the prompts
+// typed in the TUI (history).
+var ollmSecrets = []string{"auth", "tokens", "secrets", "state", "sessions", "history", "trusted-hooks.json", "trusted-workspaces.json"}
 
 // softSecrets are secret locations that also hold the user's own code:
 // Claude Code's hooks and commands live in ~/.claude beside its

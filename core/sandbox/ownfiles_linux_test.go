@@ -26,13 +26,14 @@ func TestAllowOwnFilesGrantsOnlyTheScriptsDirectory(t *testing.T) {
 			home = filepath.Join(b.WS, ".ollm-home")
 		}
 		files := map[string]string{
-			"hooks/guard.sh":  "cat \"$READ\" 2>/dev/null; echo ran-guard\n",
-			"hooks/lib.txt":   "LIB-IS-READABLE\n",
-			"profile.cue":     "SECRET-PROFILE\n",
-			"tokens/srv.json": "SECRET-TOKEN\n",
-			"secrets/abc":     "SECRET-SEALED\n",
-			"other/notes.txt": "SECRET-SIBLING\n",
-			"top.sh":          "echo ran-top; cat \"$READ\" 2>/dev/null\n",
+			"hooks/guard.sh":   "cat \"$READ\" 2>/dev/null; echo ran-guard\n",
+			"hooks/lib.txt":    "LIB-IS-READABLE\n",
+			"profile.cue":      "SECRET-PROFILE\n",
+			"tokens/srv.json":  "SECRET-TOKEN\n",
+			"secrets/abc":      "SECRET-SEALED\n",
+			"history/ws.jsonl": "\"SECRET-TYPED-PROMPT\"\n",
+			"other/notes.txt":  "SECRET-SIBLING\n",
+			"top.sh":           "echo ran-top; cat \"$READ\" 2>/dev/null\n",
 		}
 		for name, body := range files {
 			p := filepath.Join(home, name)
@@ -105,6 +106,10 @@ func TestAllowOwnFilesGrantsOnlyTheScriptsDirectory(t *testing.T) {
 		// Naming a secret does not grant it.
 		if out := run("", "sh", "-c", "cat "+filepath.Join(home, "tokens", "srv.json")+"; echo done"); strings.Contains(out, "SECRET") {
 			t.Errorf("inside=%v: a command line naming the tokens read them: %q", inside, out)
+		}
+		// Nor the prompts typed in the TUI (issue 27's input history).
+		if out := run("", "sh", "-c", "cat "+filepath.Join(home, "history", "ws.jsonl")+"; echo done"); strings.Contains(out, "SECRET") {
+			t.Errorf("inside=%v: a command line naming the input history read it: %q", inside, out)
 		}
 	}
 }

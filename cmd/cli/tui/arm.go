@@ -7,15 +7,30 @@ import (
 )
 
 // A dialog (a confirmation, an MCP server's request, the start-of-session
-// approvals) takes keys only armDelay after it opened, and a key in that
-// time (but Ctrl-C) is dropped and restarts the wait: keys typed ahead for
-// the input box, or pushed into the terminal by a program, cannot answer
-// it. The dialog is drawn within a frame (1/60 s) of opening; its keys line
-// appears when it is armed.
+// approvals) takes keys only once it has been drawn (View produced it)
+// and armDelay has passed since it opened with no key; a key in that time
+// (but Ctrl-C and the keys that scroll it) is dropped and restarts the
+// wait: keys typed ahead for the input box, or pushed into the terminal by
+// a program, cannot answer it. A tick that comes before the dialog was
+// drawn (a stalled program) waits again. Its keys line appears when it is
+// armed.
 const armDelay = 400 * time.Millisecond
 
 // armMsg arms the dialog shown if no key restarted its wait (seq).
 type armMsg struct{ seq int }
+
+// arm handles the tick of the wait seq: the dialog takes keys if it has
+// been drawn, else the wait starts again.
+func (m *Model) arm(seq int) tea.Cmd {
+	if seq != m.armSeq || m.armed || m.dialogID() == "" {
+		return nil
+	}
+	if m.drawn != m.dialogID() {
+		return m.startArm()
+	}
+	m.armed = true
+	return nil
+}
 
 // dialogID names the dialog shown, "" for none.
 func (m *Model) dialogID() string {
@@ -36,6 +51,7 @@ func (m *Model) rearm() tea.Cmd {
 		return nil
 	}
 	m.shown = id
+	m.dlg = dialogScroll{}
 	if id == "" {
 		return nil
 	}
@@ -54,6 +70,9 @@ func (m *Model) startArm() tea.Cmd {
 func (m *Model) unarmedKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	if m.armed || m.dialogID() == "" || k.Type == tea.KeyCtrlC {
 		return nil, false
+	}
+	if m.dialogScrollKey(k) { // reading is not answering: the wait goes on
+		return nil, true
 	}
 	return m.startArm(), true
 }

@@ -56,6 +56,7 @@ func TestApprovalIgnoresTypeAhead(t *testing.T) {
 	if len(f.approvals) != 0 {
 		t.Fatalf("type-ahead approved: %v", f.approvals)
 	}
+	m.View()
 	m.Update(armMsg{m.armSeq})
 	mustContain(t, plain(m), "[a] approve")
 	m.Update(runeKey('a'))

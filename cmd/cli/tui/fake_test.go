@@ -81,6 +81,7 @@ func send(m *Model, msgs ...tea.Msg) {
 	for _, msg := range msgs {
 		m.Update(msg)
 		if !m.armed && m.dialogID() != "" {
+			m.View() // drawn, then the tick
 			m.Update(armMsg{m.armSeq})
 		}
 	}

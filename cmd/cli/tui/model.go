@@ -18,6 +18,9 @@ import (
 type Options struct {
 	Width, Height int    // initial size; a WindowSizeMsg replaces it
 	Style         string // glamour style: "dark" (default), "light", "notty"
+	// HistoryFile keeps the prompts sent in this workspace (input.go);
+	// "" keeps them for the session only.
+	HistoryFile string
 }
 
 // entry is one block of the conversation.
@@ -58,6 +61,8 @@ type Model struct {
 	cur     *entry // the assistant answer being streamed
 	think   *entry // the reasoning being streamed
 	input   textarea.Model
+	in      inputState // history, search, editor; see input.go
+	dlg     dialogScroll
 	bodyH   int // rows for the conversation
 	scroll  int // rows scrolled up from the bottom
 	busy    bool
@@ -68,6 +73,7 @@ type Model struct {
 	shown   string // the dialog shown (dialogID); see arm.go
 	armed   bool   // it takes keys
 	armSeq  int    // the wait under way
+	drawn   string // the dialog the last View drew (dialogID)
 	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
 	// spinner.go
@@ -86,14 +92,7 @@ func New(rt Runtime, o Options) *Model {
 	if o.Height == 0 {
 		o.Height = 30
 	}
-	ta := textarea.New()
-	ta.Placeholder = "Ask anything; /help for commands"
-	ta.ShowLineNumbers = false
-	ta.Prompt = "> "
-	ta.CharLimit = 0
-	ta.SetHeight(3)
-	ta.KeyMap.InsertNewline.SetKeys("alt+enter", "ctrl+j")
-	ta.Focus()
+	ta := newInput()
 	ans := textinput.New()
 	ans.Prompt = "answer> "
 	ans.Placeholder = "type the answer; Enter sends, Esc declines"
@@ -101,6 +100,7 @@ func New(rt Runtime, o Options) *Model {
 	ans.Focus()
 	m := &Model{rt: rt, opt: o, cards: map[string]*card{}, input: ta, answer: ans}
 	m.status = rt.Status()
+	m.setHistory(o.HistoryFile)
 	m.resize(o.Width, o.Height)
 	return m
 }
@@ -124,6 +124,7 @@ func (m *Model) listen() tea.Cmd {
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.input.SetWidth(w)
+	m.fitInput()
 	m.layout()
 	for i := range m.entries {
 		if m.entries[i].md != nil {
@@ -134,7 +135,7 @@ func (m *Model) resize(w, h int) {
 }
 
 func (m *Model) layout() {
-	bottom := m.input.Height() + 2 // input + status + separator
+	bottom := m.inputShown() + 2 // input + status + separator
 	if d := m.dialog(); d != "" {
 		bottom = lineCount(d) + 1
 	}
@@ -152,7 +153,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case armMsg:
-		m.armed = m.armed || msg.seq == m.armSeq
+		cmds = append(cmds, m.arm(msg.seq))
 	case tea.KeyMsg:
 		if cmd, handled := m.unarmedKey(msg); handled {
 			m.refresh()
@@ -163,9 +164,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.refresh()
 			return m, tea.Batch(cmd, arm)
 		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		cmds = append(cmds, cmd)
+		cmds = append(cmds, m.edit(msg))
+	case editorDone:
+		m.editorDone(msg)
 	case tea.MouseMsg:
 		if msg.Button == tea.MouseButtonWheelUp {
 			m.scrollBy(3)
@@ -294,7 +295,7 @@ func (m *Model) handle(ev Event) {
 	case Note:
 		m.info("note-"+e.Level, "["+e.Source+"] "+e.Text)
 	case InsertText:
-		m.input.InsertString(e.Text)
+		m.insertText(e.Text)
 	case Replayed:
 		switch e.Role {
 		case "user":
@@ -383,6 +384,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 	if len(m.confirm) > 0 {
 		return m.confirmKey(k)
 	}
+	if cmd, ok := m.inputKey(k); ok {
+		return cmd, true
+	}
 	switch k.Type {
 	case tea.KeyCtrlC:
 		if m.busy {
@@ -390,7 +394,7 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		if m.input.Value() != "" {
-			m.input.Reset()
+			m.resetInput()
 			return nil, true
 		}
 		if m.ctrlC {
@@ -429,19 +433,22 @@ func (m *Model) submit() tea.Cmd {
 	if strings.TrimSpace(line) == "" {
 		return nil
 	}
-	m.input.Reset()
-	m.scroll = 0
 	c, err := ParseCommand(line)
+	if err == nil && c.Kind == CmdNone && m.busy {
+		m.info("error", "a turn is running; Ctrl-C cancels it (the input is kept)")
+		return nil
+	}
+	if herr := m.in.hist.add(line); herr != nil {
+		m.info("error", herr.Error())
+	}
+	m.resetInput()
+	m.scroll = 0
 	if err != nil {
 		m.info("error", err.Error())
 		return nil
 	}
 	switch c.Kind {
 	case CmdNone:
-		if m.busy {
-			m.info("error", "a turn is running; Ctrl-C cancels it")
-			return nil
-		}
 		p := PromptText(line)
 		m.entries = append(m.entries, &entry{kind: "user", text: p})
 		if err := m.rt.Submit(p); err != nil {
@@ -485,6 +492,9 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true // "always" means nothing for a server's request
 		}
 	}
+	if m.dialogScrollKey(k) {
+		return nil, true
+	}
 	var a bus.Answer
 	switch {
 	case k.Type == tea.KeyCtrlC:
@@ -500,12 +510,6 @@ func (m *Model) confirmKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		a = bus.AllowAlwaysNarrow
 	case k.String() == "n" || k.String() == "3" || k.Type == tea.KeyEsc:
 		a = bus.Deny
-	case k.Type == tea.KeyPgUp:
-		m.scrollBy(m.bodyH / 2)
-		return nil, true
-	case k.Type == tea.KeyPgDown:
-		m.scrollBy(-m.bodyH / 2)
-		return nil, true
 	default:
 		return nil, true // the dialog has the keyboard
 	}
@@ -535,6 +539,9 @@ func (m *Model) elicitKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case tea.KeyPgDown:
 		m.scrollBy(-m.bodyH / 2)
 		return nil, true
+	}
+	if k.Type == tea.KeyRunes && !k.Alt {
+		k.Paste = true // text, never a key name (see input.go)
 	}
 	var cmd tea.Cmd
 	m.answer, cmd = m.answer.Update(k)
@@ -590,6 +597,9 @@ func answerLabel(a bus.Answer) string {
 }
 
 func (m *Model) approvalKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	if m.dialogScrollKey(k) {
+		return nil, true
+	}
 	it := m.approve[0]
 	var ok bool
 	switch k.String() {

@@ -60,7 +60,7 @@ const HelpText = `/help              this list
 /clear             clear the screen and start a new conversation
 /compact           summarize the conversation to free context
 /quit              end the session
-Keys: Enter send · Alt-Enter newline · Ctrl-C cancel turn (twice when idle: quit) · PgUp/PgDn scroll`
+Keys: Enter send · Alt-Enter/Ctrl-J newline · Up/Down history · Ctrl-R search history · Ctrl-G editor · Ctrl-C cancel turn (twice when idle: quit) · PgUp/PgDn scroll`
 
 // ParseCommand parses one line of input. A line that does not start with
 // "/" (or starts with "//", an escaped slash) is a prompt: Kind CmdNone.

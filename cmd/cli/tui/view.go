@@ -268,7 +268,7 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 	w := m.width - 4
 	var b strings.Builder
 	title := fmt.Sprintf("Allow %s?", d.Tool)
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render(title))
+	b.WriteString(stBold.Render(title))
 	if d.Risk != "" {
 		b.WriteString(stDim.Render(fmt.Sprintf("  (%s, risk %s)", d.Kind, d.Risk)))
 	}
@@ -276,6 +276,9 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 		b.WriteString(stDim.Render(fmt.Sprintf("  +%d more waiting", len(m.confirm)-1)))
 	}
 	b.WriteByte('\n')
+	if d.Trust != "" {
+		b.WriteString(stWarn.Bold(true).Render(trustLine) + "\n")
+	}
 	if d.Description != "" {
 		b.WriteString(wordwrap.String(d.Description, w-2) + "\n")
 	}
@@ -289,36 +292,41 @@ func (m *Model) confirmView(c ConfirmRequested) string {
 	for _, l := range d.Locations {
 		b.WriteString(stDim.Render("at: "+l) + "\n")
 	}
+	// The body scrolls: the command, then the diff or the arguments.
+	var body []string
 	if d.Command != "" {
-		b.WriteString("$ " + d.Command + "\n")
-	}
-	// Room for the rest: the dialog takes at most about two thirds of the screen.
-	room := m.height*2/3 - lineCount(b.String()) - 6
-	if room < 4 {
-		room = 4
+		body = hardLines("$ "+d.Command, w-2, nil)
 	}
 	if d.Diff != "" {
-		b.WriteString(diffView(clipLines(strings.TrimRight(d.Diff, "\n"), room, w-2)) + "\n")
+		body = append(body, hardLines(strings.TrimRight(d.Diff, "\n"), w-2, diffStyle)...)
 	} else if len(d.Params) > 0 && d.Command == "" {
 		var out bytes.Buffer
 		if json.Indent(&out, d.Params, "", "  ") != nil {
 			out.Reset()
 			out.Write(d.Params)
 		}
-		b.WriteString(clipLines(out.String(), room, w-2) + "\n")
+		body = append(body, hardLines(out.String(), w-2, nil)...)
 	}
+	var foot strings.Builder
 	if d.Always != "" {
-		b.WriteString(stDim.Render(wordwrap.String("[a] saves: "+d.Always, w-2)) + "\n")
+		foot.WriteString(stDim.Render(wordwrap.String("[a] saves: "+d.Always, w-2)) + "\n")
 	}
 	keys := "[y] allow once   [a] allow always   [n] deny"
 	if d.AlwaysNarrow != "" {
-		b.WriteString(stDim.Render(wordwrap.String("[s] saves only: "+d.AlwaysNarrow, w-2)) + "\n")
+		foot.WriteString(stDim.Render(wordwrap.String("[s] saves only: "+d.AlwaysNarrow, w-2)) + "\n")
 		keys = "[y] allow once   [a] allow always   [s] always, this sub-command only   [n] deny"
 	}
 	if d.Trust != "" {
 		keys = "[y] allow this one write   [n] deny   (no \"always\" for a file that decides what runs)"
 	}
-	b.WriteString(m.keysLine(keys))
+	foot.WriteString(m.keysLine(keys))
+	if len(body) > 0 {
+		body = m.scrollBody(body, m.dialogRoom(b.String(), foot.String()))
+		b.WriteString(strings.Join(body, "\n") + "\n")
+	} else {
+		m.dlg.max = 0
+	}
+	b.WriteString(foot.String())
 	return stDialog.Width(w).Render(b.String())
 }
 
@@ -452,43 +460,28 @@ func (m *Model) sampleView(c ConfirmRequested) string {
 	for _, msg := range p.Messages {
 		body.WriteString(msg.Role + ": " + msg.Text + "\n")
 	}
-	room := m.height*2/3 - lineCount(b.String()) - 6
-	if room < 4 {
-		room = 4
-	}
-	b.WriteString(clipLines(wordwrap.String(strings.TrimRight(body.String(), "\n"), w-2), room, w-2) + "\n")
-	b.WriteString(stDim.Render("the reply goes to the server, not into this conversation") + "\n")
-	b.WriteString(m.keysLine("[y] allow   [n] deny"))
+	foot := stDim.Render("the reply goes to the server, not into this conversation") + "\n" + m.keysLine("[y] allow   [n] deny")
+	lines := hardLines(wordwrap.String(strings.TrimRight(body.String(), "\n"), w-2), w-2, nil)
+	b.WriteString(strings.Join(m.scrollBody(lines, m.dialogRoom(b.String(), foot)), "\n") + "\n")
+	b.WriteString(foot)
 	return stDialog.Width(w).Render(b.String())
 }
 
+// diffView colours a unified diff line by line.
 func diffView(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			lines[i] = lipgloss.NewStyle().Bold(true).Render(l)
-		case strings.HasPrefix(l, "+"):
-			lines[i] = stDiffAdd.Render(l)
-		case strings.HasPrefix(l, "-"):
-			lines[i] = stDiffDel.Render(l)
-		case strings.HasPrefix(l, "@@"):
-			lines[i] = stDiffHunk.Render(l)
-		}
+		lines[i] = diffStyle(l)(l)
 	}
 	return strings.Join(lines, "\n")
 }
 
 func (m *Model) approvalView() string {
 	w := m.width - 4
-	var b strings.Builder
-	b.WriteString(lipgloss.NewStyle().Bold(true).Render("Approve before the session starts") + "\n")
-	b.WriteString(stDim.Render("These have not been approved (or changed since):") + "\n")
+	head := stBold.Render("Approve before the session starts") + "\n" +
+		stDim.Render("These have not been approved (or changed since):") + "\n"
+	var body []string
 	for i, a := range m.approve {
-		mark := "  "
-		if i == 0 {
-			mark = "▸ "
-		}
 		changed := ""
 		if a.Changed {
 			changed = stWarn.Render(" (changed)")
@@ -497,11 +490,17 @@ func (m *Model) approvalView() string {
 		if a.From != "" {
 			from = " from " + a.From
 		}
-		line := fmt.Sprintf("%s%s %s%s%s: %s", mark, a.Kind, a.Name, from, changed, a.Detail)
-		b.WriteString(truncate.StringWithTail(line, uint(w-2), "…") + "\n")
+		if i == 0 { // the one asked about, whole
+			line := fmt.Sprintf("▸ %s %s%s%s: %s", a.Kind, a.Name, from, changed, a.Detail)
+			body = append(body, hardLines(line, w-2, nil)...)
+			continue
+		}
+		line := fmt.Sprintf("  %s %s%s%s: %s", a.Kind, a.Name, from, changed, strings.ReplaceAll(a.Detail, "\n", " "))
+		body = append(body, truncate.StringWithTail(line, uint(w-2), "…"))
 	}
-	b.WriteString(m.keysLine("[a] approve   [s] skip"))
-	return stDialog.Width(w).Render(b.String())
+	foot := m.keysLine("[a] approve   [s] skip")
+	body = m.scrollBody(body, m.dialogRoom(head, foot))
+	return stDialog.Width(w).Render(head + strings.Join(body, "\n") + "\n" + foot)
 }
 
 // statusLine is model · generation · MCP states · context use.
@@ -548,6 +547,7 @@ func (m *Model) View() string {
 	if m.quit {
 		return ""
 	}
+	m.drawn = m.dialogID() // arm.go: answers count once it was drawn
 	var b strings.Builder
 	b.WriteString(m.body())
 	b.WriteByte('\n')
@@ -556,7 +556,7 @@ func (m *Model) View() string {
 	} else {
 		b.WriteString(m.statusLine())
 		b.WriteByte('\n')
-		b.WriteString(m.input.View())
+		b.WriteString(m.inputView())
 	}
 	return b.String()
 }
