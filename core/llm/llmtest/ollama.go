@@ -22,6 +22,8 @@ type Ollama struct {
 	Server *httptest.Server
 	URL    string
 
+	pulls pulls // models /api/pull can download (ollama_pull.go)
+
 	reqMu    sync.Mutex // guards requests and the settings below
 	requests []ChatRequest
 }
@@ -35,6 +37,7 @@ func NewOllama(t testing.TB) *Ollama {
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("GET /api/ps", s.ps)
+	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	})
