@@ -17,6 +17,9 @@ import (
 type Options struct {
 	Width, Height int    // initial size; a WindowSizeMsg replaces it
 	Style         string // glamour style: "dark" (default), "light", "notty"
+	// Models lists and pulls models for /model (models.go); nil: /model
+	// goes to the runtime only.
+	Models Models
 }
 
 // entry is one block of the conversation.
@@ -63,6 +66,7 @@ type Model struct {
 	armSeq  int    // the wait under way
 	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
+	orient  orientState // banner and model picker (banner.go, models.go)
 }
 
 // New returns the model for rt.
@@ -163,6 +167,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(-3)
 		}
 		return m, nil
+	case modelsListed, pullProgress, pullDone: // models.go
+		cmds = append(cmds, m.orientMsg(msg))
 	case Event:
 		m.handle(msg)
 		if _, end := msg.(SessionEnded); end {
@@ -317,6 +323,8 @@ func (m *Model) handle(ev Event) {
 		}
 	case ApprovalsNeeded:
 		m.approve = append(m.approve, e.Items...)
+	case Banner, ModelChecked: // banner.go
+		m.bannerEvent(e)
 	case SessionEnded:
 		m.endStream()
 	}
@@ -368,6 +376,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	if len(m.confirm) > 0 {
 		return m.confirmKey(k)
+	}
+	if m.orientModal() { // the model picker or the pull question (models.go)
+		return m.orientKey(k)
 	}
 	switch k.Type {
 	case tea.KeyCtrlC:
@@ -440,6 +451,9 @@ func (m *Model) submit() tea.Cmd {
 		return tea.Quit
 	default:
 		m.entries = append(m.entries, &entry{kind: "user", text: strings.TrimSpace(line)})
+		if cmd, ok := m.modelCommand(c); ok { // /model [NAME] lists or pulls (models.go)
+			return cmd
+		}
 		out, started, err := m.rt.Command(c)
 		if err != nil {
 			m.info("error", err.Error())
