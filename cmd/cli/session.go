@@ -76,6 +76,11 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 			ui.OnEvent(agent.Event{Type: agent.EvNotice, Text: s})
 		}
 	}
+	// What ollm writes to stderr from here on (a profile that does not
+	// apply, and the generation that runs instead) goes to the banner, then
+	// into the conversation: the full screen would hide it.
+	errLines, restoreStderr := captureStderr(f)
+	defer restoreStderr()
 	gate := newApprovalGate(ctx, notice)
 	notes := &pendingNotes{ui: &uiPtr}
 	var rtPtr atomic.Pointer[runtime.Runtime]
@@ -131,7 +136,10 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	defer ui.Close()
 	ss.ui = ui
 	uiPtr.Store(ui)
+	early := errLines.attach(notice)
+	ui.Show(sessionBanner(rt, int(ss.gen.Load()), ss.pin.Load(), append(early, rt.Warnings...)))
 	notes.flush()
+	go func() { ui.Show(checkModel(ctx, rt)) }()
 
 	cfg := rt.AgentConfig()
 	cfg.OnEvent = ui.OnEvent
@@ -150,12 +158,9 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	ui.Attach(sess)
 	ui.Replay(history) // --resume: the user sees what the model remembers
 
-	m := tui.New(ui, tui.Options{Style: glamourStyle()})
+	m := tui.New(ui, tui.Options{Style: glamourStyle(), Models: sessionModels{rt}})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
-	go func() {
-		for _, w := range rt.Warnings {
-			ui.OnEvent(agent.Event{Type: agent.EvNotice, Text: w})
-		}
+	go func() { // rt.Warnings are in the banner
 		if err := sess.Start(ctx); err != nil {
 			ui.OnEvent(agent.Event{Type: agent.EvError, Error: err.Error()})
 		}
@@ -196,7 +201,11 @@ func (ss *sessionState) generation() {
 
 func (ss *sessionState) status() tui.Status {
 	model, _ := ss.rt.Model()
-	st := tui.Status{Model: model.Name, Generation: int(ss.gen.Load()), Pinned: ss.pin.Load()}
+	st := tui.Status{Model: model.Name, Provider: model.Provider, Generation: int(ss.gen.Load()), Pinned: ss.pin.Load(),
+		Sandbox: sandboxLabel(ss.rt.Resolved())}
+	if pol := ss.rt.Policy(); pol != nil {
+		st.Mode = string(pol.Mode())
+	}
 	for _, s := range ss.rt.MCPStatus() {
 		st.MCP = append(st.MCP, tui.MCPServer{Name: s.Name, State: string(s.State), Tools: s.Tools, Error: s.Error})
 	}
