@@ -27,6 +27,7 @@ import (
 // runs. --resume [ID], when the root has that flag, resumes a session.
 func attachSession(root *cobra.Command, f *Factory) {
 	prev := root.RunE
+	root.Long += sessionHelp
 	if root.Args == nil {
 		root.Args = maxArgs(1)
 	}
@@ -44,6 +45,26 @@ func attachSession(root *cobra.Command, f *Factory) {
 		return runSession(cmd.Context(), f, resuming, id)
 	}
 }
+
+// sessionHelp is the root's help about the interactive session.
+const sessionHelp = `
+
+In a terminal, ollm alone opens the interactive session. Its first screen
+says where it runs: the workspace, the model and its server, the profile
+generation, the workspace's trust (what an unapproved workspace holds
+back; ` + "`ollm trust`" + ` or /trust approves it), the extensions, MCP servers,
+hooks and skills loaded, and every problem found at the start - a profile
+that does not apply (with its reason, and the generation that runs
+instead), a server that does not answer, a model that is not installed
+(the session offers to pull it). The status line shows the model, the
+profile generation, the approval mode, the shell's sandbox, the MCP
+servers' states and the context used.
+
+/model lists the models the server offers (Ollama: installed models with
+size and parameters) to pick with the arrow keys and Enter; /model NAME
+switches, and asks to pull NAME into Ollama first when it is not
+installed, with a progress bar. ` + "`ollm model list|pull`" + ` do the same
+from a shell.`
 
 // runSession runs the interactive session in the terminal.
 func runSession(ctx context.Context, f *Factory, resuming bool, resume string) error {
