@@ -15,7 +15,9 @@ import (
 func modelOpts(srv *llmtest.Ollama, name string) (*ModelOptions, *bytes.Buffer, *bytes.Buffer) {
 	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
 	return &ModelOptions{IO: &IOStreams{Out: out, ErrOut: errOut}, Context: context.Background(),
-		Model:    func() (schema.Model, error) { return schema.Model{Provider: "ollama", Name: name, Endpoint: srv.URL}, nil },
+		Model: func() (schema.Model, error) {
+			return schema.Model{Provider: "ollama", Name: name, Endpoint: srv.URL}, nil
+		},
 		Provider: func(m schema.Model) (llm.Provider, error) { return llm.New(m, llm.Config{}) }}, out, errOut
 }
 
