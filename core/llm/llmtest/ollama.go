@@ -209,7 +209,7 @@ func (s *Ollama) tags(w http.ResponseWriter, r *http.Request) {
 	models := []map[string]any{}
 	for _, name := range sortedNames(s.models) {
 		m := s.models[name]
-		models = append(models, map[string]any{"name": name, "model": name, "modified_at": modified, "size": 4920753328, "digest": digest(name), "details": details(m)})
+		models = append(models, map[string]any{"name": name, "model": name, "modified_at": modified, "size": m.Size, "digest": digest(name), "details": details(m)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }

@@ -34,6 +34,7 @@ func (s *Ollama) Pullable(m Model, size int64, hold bool) *Pull {
 	if size == 0 {
 		size = 2_000_000_000
 	}
+	m.Size = size
 	p := &Pull{Model: m.withDefaults(), Size: size, hold: make(chan struct{})}
 	if !hold {
 		p.Release()
