@@ -340,7 +340,7 @@ func modelFailure(name string, err error, m schema.Model) Check {
 		case llm.ErrUnreachable:
 			c.Fix = "ollama serve   (or set model.endpoint / OLLAMA_HOST to where it runs)"
 		case llm.ErrModelMissing:
-			c.Fix = "ollama pull " + m.Name + "   (or choose an installed model: ollama list)"
+			c.Fix = "ollm model pull " + m.Name + "   (or choose an installed model: ollm model list)"
 		case llm.ErrAuth:
 			c.Fix = "set the API key variable named by model.apiKeyEnv"
 		}

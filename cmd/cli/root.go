@@ -134,6 +134,7 @@ var commands = []func(*Factory) *cobra.Command{
 	newCmdRun,
 	newCmdPolicy,
 	newCmdDoctor,
+	newCmdModel,
 	newCmdSandbox,
 	newCmdACP,
 }

@@ -27,6 +27,7 @@ import (
 // runs. --resume [ID], when the root has that flag, resumes a session.
 func attachSession(root *cobra.Command, f *Factory) {
 	prev := root.RunE
+	root.Long += sessionHelp
 	if root.Args == nil {
 		root.Args = maxArgs(1)
 	}
@@ -44,6 +45,26 @@ func attachSession(root *cobra.Command, f *Factory) {
 		return runSession(cmd.Context(), f, resuming, id)
 	}
 }
+
+// sessionHelp is the root's help about the interactive session.
+const sessionHelp = `
+
+In a terminal, ollm alone opens the interactive session. Its first screen
+says where it runs: the workspace, the model and its server, the profile
+generation, the workspace's trust (what an unapproved workspace holds
+back; ` + "`ollm trust`" + ` or /trust approves it), the extensions, MCP servers,
+hooks and skills loaded, and every problem found at the start - a profile
+that does not apply (with its reason, and the generation that runs
+instead), a server that does not answer, a model that is not installed
+(the session offers to pull it). The status line shows the model, the
+profile generation, the approval mode, the shell's sandbox, the MCP
+servers' states and the context used.
+
+/model lists the models the server offers (Ollama: installed models with
+size and parameters) to pick with the arrow keys and Enter; /model NAME
+switches, and asks to pull NAME into Ollama first when it is not
+installed, with a progress bar. ` + "`ollm model list|pull`" + ` do the same
+from a shell.`
 
 // runSession runs the interactive session in the terminal.
 func runSession(ctx context.Context, f *Factory, resuming bool, resume string) error {
@@ -76,6 +97,11 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 			ui.OnEvent(agent.Event{Type: agent.EvNotice, Text: s})
 		}
 	}
+	// What ollm writes to stderr from here on (a profile that does not
+	// apply, and the generation that runs instead) goes to the banner, then
+	// into the conversation: the full screen would hide it.
+	errLines, restoreStderr := captureStderr(f)
+	defer restoreStderr()
 	gate := newApprovalGate(ctx, notice)
 	notes := &pendingNotes{ui: &uiPtr}
 	var rtPtr atomic.Pointer[runtime.Runtime]
@@ -131,7 +157,10 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	defer ui.Close()
 	ss.ui = ui
 	uiPtr.Store(ui)
+	early := errLines.attach(notice)
+	ui.Show(sessionBanner(rt, int(ss.gen.Load()), ss.pin.Load(), append(early, rt.Warnings...)))
 	notes.flush()
+	go func() { ui.Show(checkModel(ctx, rt)) }()
 
 	cfg := rt.AgentConfig()
 	cfg.OnEvent = ui.OnEvent
@@ -150,12 +179,9 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	ui.Attach(sess)
 	ui.Replay(history) // --resume: the user sees what the model remembers
 
-	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root)})
+	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root), Models: sessionModels{rt}})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
-	go func() {
-		for _, w := range rt.Warnings {
-			ui.OnEvent(agent.Event{Type: agent.EvNotice, Text: w})
-		}
+	go func() { // rt.Warnings are in the banner
 		if err := sess.Start(ctx); err != nil {
 			ui.OnEvent(agent.Event{Type: agent.EvError, Error: err.Error()})
 		}
@@ -196,7 +222,11 @@ func (ss *sessionState) generation() {
 
 func (ss *sessionState) status() tui.Status {
 	model, _ := ss.rt.Model()
-	st := tui.Status{Model: model.Name, Generation: int(ss.gen.Load()), Pinned: ss.pin.Load()}
+	st := tui.Status{Model: model.Name, Provider: model.Provider, Generation: int(ss.gen.Load()), Pinned: ss.pin.Load(),
+		Sandbox: sandboxLabel(ss.rt.Resolved())}
+	if pol := ss.rt.Policy(); pol != nil {
+		st.Mode = string(pol.Mode())
+	}
 	for _, s := range ss.rt.MCPStatus() {
 		st.MCP = append(st.MCP, tui.MCPServer{Name: s.Name, State: string(s.State), Tools: s.Tools, Error: s.Error})
 	}

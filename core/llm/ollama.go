@@ -164,7 +164,7 @@ func (o *Ollama) classify(e *Error, msg string) {
 	switch {
 	case e.Status == http.StatusNotFound || strings.Contains(lower, "not found"):
 		e.Kind = ErrModelMissing
-		e.Message = fmt.Sprintf("model %s is not installed: run `ollama pull %s` (Ollama at %s said: %s)", e.Model, e.Model, o.endpoint, msg)
+		e.Message = fmt.Sprintf("model %s is not installed: run `ollm model pull %s` (or `ollama pull %s`; Ollama at %s said: %s)", e.Model, e.Model, e.Model, o.endpoint, msg)
 	case strings.Contains(lower, "context length") || strings.Contains(lower, "context window"):
 		e.Kind = ErrContextOverflow
 		e.Message = fmt.Sprintf("the conversation does not fit %s's context at %s: compact it or raise num_ctx (Ollama said: %s)", e.Model, o.endpoint, msg)

@@ -299,7 +299,7 @@ func TestOllamaModelMissing(t *testing.T) {
 	p := newOllama(t, m)
 
 	_, err := p.Chat(t.Context(), llm.Request{Messages: []llm.Message{user("hi")}}, nil)
-	wantKind(t, err, llm.ErrModelMissing, "model qwen3:8b is not installed: run `ollama pull qwen3:8b`")
+	wantKind(t, err, llm.ErrModelMissing, "model qwen3:8b is not installed: run `ollm model pull qwen3:8b` (or `ollama pull qwen3:8b`")
 
 	_, err = p.ModelInfo(t.Context(), "")
 	wantKind(t, err, llm.ErrModelMissing, "ollama pull qwen3:8b")

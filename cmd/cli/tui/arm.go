@@ -39,6 +39,8 @@ func (m *Model) dialogID() string {
 		return "approve:" + m.approve[0].ID
 	case len(m.confirm) > 0:
 		return "confirm:" + m.confirm[0].ID
+	case m.orientDialogID() != "":
+		return m.orientDialogID()
 	}
 	return ""
 }

@@ -221,14 +221,6 @@ func cleanBlock(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// plural is "1 edit", "2 edits".
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
-}
-
 // Collapsed cards show the first foldHead and last foldTail lines of a
 // longer output (a diff: diffHead and foldTail) around a line saying what
 // is hidden and how to see it.

@@ -21,6 +21,9 @@ type Options struct {
 	// HistoryFile keeps the prompts sent in this workspace (input.go);
 	// "" keeps them for the session only.
 	HistoryFile string
+	// Models lists and pulls models for /model (models.go); nil: /model
+	// goes to the runtime only.
+	Models Models
 }
 
 // entry is one block of the conversation.
@@ -77,8 +80,9 @@ type Model struct {
 	ctrlC   bool   // a Ctrl-C while idle; a second one quits
 	quit    bool
 	// spinner.go
-	ticking   bool      // a spinner tick is in flight
-	busySince time.Time // when the running turn or job started
+	ticking   bool        // a spinner tick is in flight
+	busySince time.Time   // when the running turn or job started
+	orient    orientState // banner and model picker (banner.go, models.go)
 }
 
 // New returns the model for rt.
@@ -174,6 +178,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scrollBy(-3)
 		}
 		return m, nil
+	case modelsListed, pullProgress, pullDone: // models.go
+		cmds = append(cmds, m.orientMsg(msg))
 	case Event:
 		m.handle(msg)
 		if _, end := msg.(SessionEnded); end {
@@ -332,6 +338,8 @@ func (m *Model) handle(ev Event) {
 		}
 	case ApprovalsNeeded:
 		m.approve = append(m.approve, e.Items...)
+	case Banner, ModelChecked: // banner.go
+		m.bannerEvent(e)
 	case SessionEnded:
 		m.endStream()
 	}
@@ -383,6 +391,9 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	if len(m.confirm) > 0 {
 		return m.confirmKey(k)
+	}
+	if m.orientModal() { // the model picker or the pull question (models.go)
+		return m.orientKey(k)
 	}
 	if cmd, ok := m.inputKey(k); ok {
 		return cmd, true
@@ -465,6 +476,9 @@ func (m *Model) submit() tea.Cmd {
 		return tea.Quit
 	default:
 		m.entries = append(m.entries, &entry{kind: "user", text: strings.TrimSpace(line)})
+		if cmd, ok := m.modelCommand(c); ok { // /model [NAME] lists or pulls (models.go)
+			return cmd
+		}
 		out, started, err := m.rt.Command(c)
 		if err != nil {
 			m.info("error", err.Error())

@@ -31,6 +31,9 @@ type Runtime interface {
 // Status is what the status line shows.
 type Status struct {
 	Model      string
+	Provider   string // "ollama", "openai"; optional
+	Mode       string // approval mode: "default", "auto_edit", "plan", "yolo"; optional
+	Sandbox    string // the shell's sandbox ("workspace-write, no network", "no sandbox"); optional
 	Profile    string // profile name or workspace, optional
 	Generation int    // profile generation; 0 unknown
 	Pinned     bool   // the generation is pinned by a rollback

@@ -132,6 +132,10 @@ func (m *Model) entryView(e *entry) (string, bool) {
 		s = stOK.Render(wordwrap.String("✓ "+e.text, w))
 	case "note-display":
 		s = wordwrap.String(e.text, w)
+	case "banner":
+		s = m.bannerView()
+	case "pull":
+		s = e.text
 	case "note-info":
 		s = stDim.Render(wordwrap.String("• "+e.text, w))
 	default:
@@ -253,6 +257,8 @@ func (m *Model) dialog() string {
 		return m.approvalView()
 	case len(m.confirm) > 0:
 		return m.confirmView(m.confirm[0])
+	case m.orientModal():
+		return m.pickerView()
 	}
 	return ""
 }
@@ -503,12 +509,20 @@ func (m *Model) approvalView() string {
 	return stDialog.Width(w).Render(head + strings.Join(body, "\n") + "\n" + foot)
 }
 
-// statusLine is model · generation · MCP states · context use.
+// statusLine is model · generation · approval mode · sandbox · MCP
+// states · context use.
 func (m *Model) statusLine() string {
 	s := m.status
 	parts := []string{}
 	if s.Model != "" {
-		parts = append(parts, "model "+s.Model)
+		p := "model " + s.Model
+		if s.Provider != "" && s.Provider != "ollama" {
+			p += " (" + s.Provider + ")"
+		}
+		if c := m.orient.check; c != nil && c.Model == s.Model && (c.Err != "" || !c.Installed) {
+			p += " ✗"
+		}
+		parts = append(parts, p)
 	}
 	if s.Profile != "" || s.Generation > 0 {
 		p := "profile"
@@ -523,6 +537,12 @@ func (m *Model) statusLine() string {
 		}
 		parts = append(parts, p)
 	}
+	if s.Mode != "" {
+		parts = append(parts, "mode "+s.Mode)
+	}
+	if s.Sandbox != "" {
+		parts = append(parts, "sandbox "+s.Sandbox)
+	}
 	if len(s.MCP) > 0 {
 		var ms []string
 		for _, srv := range s.MCP {
@@ -534,6 +554,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, fmt.Sprintf("ctx %d/%d (%d%%)", s.Context.Used, s.Context.Window, s.Context.Used*100/s.Context.Window))
 	} else if s.Context.Used > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d", s.Context.Used))
+	}
+	if m.orient.pulling != "" {
+		parts = append(parts, "pulling "+m.orient.pulling)
 	}
 	if m.busy {
 		parts = append(parts, "working… (Ctrl-C cancels)")

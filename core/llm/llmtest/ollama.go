@@ -22,6 +22,8 @@ type Ollama struct {
 	Server *httptest.Server
 	URL    string
 
+	pulls pulls // models /api/pull can download (ollama_pull.go)
+
 	reqMu    sync.Mutex // guards requests and the settings below
 	requests []ChatRequest
 }
@@ -35,6 +37,7 @@ func NewOllama(t testing.TB) *Ollama {
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("GET /api/ps", s.ps)
+	mux.HandleFunc("POST /api/pull", s.pull)
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": Version})
 	})
@@ -206,7 +209,7 @@ func (s *Ollama) tags(w http.ResponseWriter, r *http.Request) {
 	models := []map[string]any{}
 	for _, name := range sortedNames(s.models) {
 		m := s.models[name]
-		models = append(models, map[string]any{"name": name, "model": name, "modified_at": modified, "size": 4920753328, "digest": digest(name), "details": details(m)})
+		models = append(models, map[string]any{"name": name, "model": name, "modified_at": modified, "size": m.Size, "digest": digest(name), "details": details(m)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }

@@ -19,6 +19,7 @@ type Model struct {
 	ContextLength int      // trained context, default 8192
 	ParameterSize string   // default "8.0B"
 	Quantization  string   // default "Q4_K_M"
+	Size          int64    // bytes /api/tags reports, default 4920753328
 	Capabilities  []string // default completion, tools
 }
 
@@ -34,6 +35,9 @@ func (m Model) withDefaults() Model {
 	}
 	if m.Quantization == "" {
 		m.Quantization = "Q4_K_M"
+	}
+	if m.Size == 0 {
+		m.Size = 4920753328
 	}
 	if m.Capabilities == nil {
 		m.Capabilities = []string{"completion", "tools"}
