@@ -186,8 +186,10 @@ func logEvent(srv *server.MCPServer, ctx context.Context, e agent.Event) {
 		}
 		d := e.Tool.Decision
 		text = fmt.Sprintf("%s: %s", e.Tool.Name, d.Action)
-		if d.Reason != "" {
-			text += ": " + d.Reason
+		for _, s := range []string{d.Reason, d.Message} {
+			if s != "" {
+				text += ": " + s
+			}
 		}
 	case agent.EvNotice:
 		level, text = mcp.LoggingLevelNotice, e.Text
