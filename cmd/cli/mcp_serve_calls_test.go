@@ -65,6 +65,8 @@ func TestMCPServeConcurrentCalls(t *testing.T) {
 	e.write(filepath.Join(e.home, "profile.cue"), shellProfile)
 	e.write(filepath.Join(e.ws, "notes.txt"), "one\n")
 	c, cctx := serveStdio(t, e, mcp.LATEST_PROTOCOL_VERSION)
+	// A failed test lets the waiting calls end before the server stops.
+	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(e.ws, "release"), nil, 0o644) })
 	const n = 12
 	var markers []string
 	errs := make(chan error, n)
@@ -106,6 +108,11 @@ func TestMCPServeMaxConcurrent(t *testing.T) {
 	}
 	e.write(filepath.Join(e.home, "profile.cue"), shellProfile+"mcp: serve: maxConcurrent: 2\n")
 	c, cctx := serveStdio(t, e, mcp.LATEST_PROTOCOL_VERSION)
+	t.Cleanup(func() {
+		for i := range 3 {
+			_ = os.WriteFile(filepath.Join(e.ws, fmt.Sprintf("release-%d", i)), nil, 0o644)
+		}
+	})
 	errs := make(chan error, 3)
 	for i := range 3 {
 		go func() {

@@ -137,6 +137,7 @@ func serveStdio(t *testing.T, e *sessionEnv, protocol string, opts ...client.Cli
 	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), opts...)
 	t.Cleanup(func() {
 		c.Close()
+		outR.Close() // the client reads no more: a late write fails, as on a closed stdout
 		inW.Close()
 		cancel()
 		if code := <-done; code != ExitOK {
