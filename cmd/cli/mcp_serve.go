@@ -38,7 +38,16 @@ current generation, trust boundary and sandbox.
 By default it speaks on stdin and stdout. With --http it is a streamable
 HTTP server on a loopback address only, at /mcp, and every request needs
 the header "Authorization: Bearer TOKEN": the token is read from
---token-file or OLLM_MCP_TOKEN, or else generated and printed once.
+--token-file or OLLM_MCP_TOKEN, or else generated and printed once (a
+--token-file that does not exist gets a new one, written 0600). A
+request from a browser page elsewhere than on this machine (its Origin
+header) gets 403 unless --allow-origin or mcp.serve.allowedOrigins
+names it.
+
+Up to mcp.serve.maxConcurrent calls (default 32) run at once; a
+cancelled call stops and gets no response; a call with a progressToken
+gets progress (its command's output lines); logging/setLevel and
+completion/complete (skill arguments, workspace paths) are offered.
 
 Every call goes through the same gate as the model's: before_tool hooks,
 the policy on the final arguments, a confirmation, the sandbox, after_tool.
@@ -73,7 +82,7 @@ policy's reason. Either way the client gets a tool error it can show.`,
 	}
 	cmd.Flags().StringVar(&o.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit, plan or yolo")
 	cmd.Flags().StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback `ADDRESS` (127.0.0.1:PORT, [::1]:PORT, localhost:PORT or :PORT) instead of stdio")
-	cmd.Flags().StringVar(&o.TokenFile, "token-file", "", "read the bearer token from `FILE` (else OLLM_MCP_TOKEN, else a generated one is printed)")
+	cmd.Flags().StringVar(&o.TokenFile, "token-file", "", "read the bearer token from `FILE`, made 0600 (a missing FILE gets a new token; without the flag OLLM_MCP_TOKEN, else a generated one is printed)")
 	cmd.Flags().StringSliceVar(&o.Origins, "allow-origin", nil, "also accept requests from this browser `ORIGIN` (scheme://host[:port]; loopback origins always are; also mcp.serve.allowedOrigins)")
 	return cmd
 }
