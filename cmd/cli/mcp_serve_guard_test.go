@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -134,5 +137,59 @@ func TestMCPServeHTTPTokenFileWritten(t *testing.T) {
 	}
 	if code, body, _ := httpDo(t, http.MethodPost, url, initializeBody, map[string]string{"Authorization": "Bearer " + tok}); code != http.StatusOK {
 		t.Errorf("initialize with the written token: %d %s", code, body)
+	}
+}
+
+// Over HTTP too, a request the client cancels gets no response: its POST
+// ends without one (an empty 202) and its command is killed.
+func TestMCPServeHTTPCancelledCallGetsNoResponse(t *testing.T) {
+	e := newSessionEnv(t)
+	e.write(filepath.Join(e.home, "profile.cue"), shellProfile)
+	file := filepath.Join(e.home, "mcp-token")
+	const tok = "a-token-from-a-file-0123456789"
+	e.write(file, tok+"\n")
+	url, _ := startServeHTTP(t, e, "--token-file", file)
+	auth := map[string]string{"Authorization": "Bearer " + tok}
+	code, body, sid := httpDo(t, http.MethodPost, url, initializeBody, auth)
+	if code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	in := map[string]string{"Authorization": "Bearer " + tok, "Mcp-Session-Id": sid}
+	httpDo(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, in)
+	type reply struct {
+		code int
+		body string
+	}
+	done := make(chan reply, 1)
+	go func() {
+		code, body, _ := httpDo(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"shell","arguments":{"command":"echo $$ > pid; exec sleep 60"}}}`, in)
+		done <- reply{code, body}
+	}()
+	deadline := time.Now().Add(30 * time.Second) // a guard against a hang, not a measure
+	var pid int
+	for pid == 0 && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(filepath.Join(e.ws, "pid"))
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the command never started")
+	}
+	if code, body, _ := httpDo(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, in); code != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled: %d %s", code, body)
+	}
+	r := <-done
+	if strings.Contains(r.body, `"id":7`) || r.code != http.StatusAccepted {
+		t.Errorf("the cancelled call's POST: %d %q, want an empty 202", r.code, r.body)
+	}
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the command (pid %d) still runs after the cancel: %v", pid, err)
+	}
+	// The session goes on: the same id again is answered.
+	if code, body, _ := httpDo(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, in); code != http.StatusOK || !strings.Contains(body, `"id":7`) {
+		t.Errorf("a later request with id 7: %d %s", code, body)
 	}
 }

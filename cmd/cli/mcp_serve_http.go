@@ -87,7 +87,7 @@ func serveToken(file string, getenv func(string) string) (token string, generate
 func (h *httpServe) serve(ctx context.Context, srv *server.MCPServer, out io.Writer, origins []string) error {
 	mux := http.NewServeMux()
 	mcpHandler := server.NewStreamableHTTPServer(srv, server.WithStateful(true))
-	mux.Handle("/mcp", checkOrigins(origins, requireToken(h.token, requireSession(mcpHandler))))
+	mux.Handle("/mcp", checkOrigins(origins, requireToken(h.token, requireSession(newHTTPCancels().wrap(mcpHandler)))))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	fmt.Fprintf(out, "ollm mcp serve: http://%s/mcp\n", h.ln.Addr())
