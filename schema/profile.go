@@ -106,6 +106,13 @@ type MCP struct {
 	ConnectionTimeout int                    `json:"connectionTimeout"` // ms
 	Servers           map[string]MCPServer   `json:"servers,omitempty"`
 	Overrides         map[string]MCPOverride `json:"overrides,omitempty"`
+	Serve             MCPServe               `json:"serve"`
+}
+
+// MCPServe configures `ollm mcp serve`.
+type MCPServe struct {
+	MaxConcurrent  int      `json:"maxConcurrent"`            // tool calls run at once
+	AllowedOrigins []string `json:"allowedOrigins,omitempty"` // browser origins allowed besides loopback ones
 }
 
 // MCPServer is one MCP server, from the profile, a manifest or .mcp.json.

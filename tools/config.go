@@ -114,6 +114,13 @@ func (e *env) truncate(s string) string {
 	return out
 }
 
+// truncateMore applies the output limits to the kept start of an output
+// whose rest (more) was not kept.
+func (e *env) truncateMore(s string, more tool.Truncation) string {
+	out, _ := tool.TruncateMore(s, e.cfg.Limits, more)
+	return out
+}
+
 // Builtin returns every built-in tool, sorted by name. Tools named in
 // cfg.Tools.Disabled are left out.
 func Builtin(cfg Config) []tool.Tool {

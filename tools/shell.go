@@ -120,7 +120,7 @@ func (e *env) runShell(ctx context.Context, p shellParams, dir string, out func(
 	waitErr := proc.Wait()
 	idled := stop()
 	killGroup(cmd) // stragglers left in the background by the command
-	r := shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncate)
+	r := shellResult(p.Command, cmd.ProcessState.ExitCode(), o, waitErr, shellEnd{ctx: ctx, idled: idled, timeout: timeout, idle: idle, elapsed: time.Since(started)}, e.truncateMore)
 	if w := createdTrustFiles(missing, e.cfg.Root); w != "" {
 		r.ForModel += "\n" + w
 		r.Display += "\n" + w
@@ -164,14 +164,12 @@ type shellEnd struct {
 	elapsed       time.Duration
 }
 
-func shellResult(command string, code int, o *output, waitErr error, end shellEnd, trunc func(string) string) tool.Result {
+func shellResult(command string, code int, o *output, waitErr error, end shellEnd, trunc func(string, tool.Truncation) string) tool.Result {
 	o.mu.Lock()
-	text, stderr, dropped := string(o.combined), strings.TrimSpace(string(o.stderr)), o.dropped
+	text, stderr := string(o.combined), strings.TrimSpace(string(o.stderr))
+	more := o.notKept()
 	o.mu.Unlock()
-	if dropped > 0 {
-		text += fmt.Sprintf("\n[%d more bytes of output not kept]", dropped)
-	}
-	body := trunc(text)
+	body := trunc(text, more)
 	var fail *tool.Error
 	switch {
 	case end.idled:
@@ -189,7 +187,7 @@ func shellResult(command string, code int, o *output, waitErr error, end shellEn
 	if fail != nil {
 		forModel = fmt.Sprintf("Error (%s): %s\n%s", fail.Kind, fail.Message, forModel)
 		if stderr != "" {
-			forModel += "\nStderr:\n" + trunc(stderr)
+			forModel += "\nStderr:\n" + trunc(stderr, tool.Truncation{})
 		}
 	}
 	return tool.Result{ForModel: forModel, Display: body, Error: fail, Data: map[string]any{"exitCode": code, "stderr": stderr}}

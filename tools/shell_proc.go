@@ -6,6 +6,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ollm/ollm/core/tool"
 )
 
 // bashCommand prepares bash -c command in its own process group, so a
@@ -33,19 +35,31 @@ type output struct {
 	mu       sync.Mutex
 	combined []byte
 	stderr   []byte
-	dropped  int
-	limit    int
-	onWrite  func(string)
+	dropped  int // bytes not kept
+	// droppedRunes and droppedLines count what was not kept: its
+	// characters (UTF-8 lead bytes) and newlines
+	droppedRunes, droppedLines int
+	lastDropped                byte
+	limit                      int
+	onWrite                    func(string)
 }
 
 func (o *output) add(p []byte, isErr bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if room := o.limit - len(o.combined); room > 0 {
-		o.combined = append(o.combined, p[:min(room, len(p))]...)
-		o.dropped += len(p) - min(room, len(p))
-	} else {
-		o.dropped += len(p)
+	kept := min(max(o.limit-len(o.combined), 0), len(p))
+	o.combined = append(o.combined, p[:kept]...)
+	o.dropped += len(p) - kept
+	if kept < len(p) {
+		o.lastDropped = p[len(p)-1]
+	}
+	for _, b := range p[kept:] {
+		if b&0xC0 != 0x80 {
+			o.droppedRunes++
+		}
+		if b == '\n' {
+			o.droppedLines++
+		}
 	}
 	if isErr && len(o.stderr) < o.limit {
 		o.stderr = append(o.stderr, p[:min(o.limit-len(o.stderr), len(p))]...)
@@ -53,6 +67,24 @@ func (o *output) add(p []byte, isErr bool) {
 	if o.onWrite != nil {
 		o.onWrite(string(p))
 	}
+}
+
+// notKept counts the output past the limit for the truncation note: its
+// characters, and the lines it adds to the kept text's (a kept last line
+// that goes on in the rest is counted once, a rest without a final
+// newline ends one more line). Called with o.mu held.
+func (o *output) notKept() tool.Truncation {
+	if o.dropped == 0 {
+		return tool.Truncation{}
+	}
+	lines := o.droppedLines
+	if n := len(o.combined); n > 0 && o.combined[n-1] != '\n' && lines > 0 {
+		lines--
+	}
+	if o.lastDropped != '\n' {
+		lines++
+	}
+	return tool.Truncation{Chars: o.droppedRunes, Lines: lines}
 }
 
 type streamWriter struct {

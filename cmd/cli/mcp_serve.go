@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,6 +22,7 @@ type mcpServeOptions struct {
 	Mode      string
 	HTTP      string // loopback address; "" serves on stdio
 	TokenFile string
+	Origins   []string // browser origins allowed besides loopback ones (--http)
 }
 
 func newCmdMCPServe(f *Factory) *cobra.Command {
@@ -36,7 +38,16 @@ current generation, trust boundary and sandbox.
 By default it speaks on stdin and stdout. With --http it is a streamable
 HTTP server on a loopback address only, at /mcp, and every request needs
 the header "Authorization: Bearer TOKEN": the token is read from
---token-file or OLLM_MCP_TOKEN, or else generated and printed once.
+--token-file or OLLM_MCP_TOKEN, or else generated and printed once (a
+--token-file that does not exist gets a new one, written 0600). A
+request from a browser page elsewhere than on this machine (its Origin
+header) gets 403 unless --allow-origin or mcp.serve.allowedOrigins
+names it.
+
+Up to mcp.serve.maxConcurrent calls (default 32) run at once; a
+cancelled call stops and gets no response; a call with a progressToken
+gets progress (its command's output lines); logging/setLevel and
+completion/complete (skill arguments, workspace paths) are offered.
 
 Every call goes through the same gate as the model's: before_tool hooks,
 the policy on the final arguments, a confirmation, the sandbox, after_tool.
@@ -58,12 +69,21 @@ policy's reason. Either way the client gets a tool error it can show.`,
 			if o.TokenFile != "" && o.HTTP == "" {
 				return &FlagError{Err: fmt.Errorf("--token-file is for --http")}
 			}
+			if len(o.Origins) > 0 && o.HTTP == "" {
+				return &FlagError{Err: fmt.Errorf("--allow-origin is for --http")}
+			}
+			for _, origin := range o.Origins {
+				if err := checkOrigin(origin); err != nil {
+					return &FlagError{Err: fmt.Errorf("--allow-origin: %w", err)}
+				}
+			}
 			return runMCPServe(cmd.Context(), f, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Mode, "approval-mode", "", "policy `MODE`: default, auto_edit, plan or yolo")
 	cmd.Flags().StringVar(&o.HTTP, "http", "", "serve streamable HTTP on this loopback `ADDRESS` (127.0.0.1:PORT, [::1]:PORT, localhost:PORT or :PORT) instead of stdio")
-	cmd.Flags().StringVar(&o.TokenFile, "token-file", "", "read the bearer token from `FILE` (else OLLM_MCP_TOKEN, else a generated one is printed)")
+	cmd.Flags().StringVar(&o.TokenFile, "token-file", "", "read the bearer token from `FILE`, made 0600 (a missing FILE gets a new token; without the flag OLLM_MCP_TOKEN, else a generated one is printed)")
+	cmd.Flags().StringSliceVar(&o.Origins, "allow-origin", nil, "also accept requests from this browser `ORIGIN` (scheme://host[:port]; loopback origins always are; also mcp.serve.allowedOrigins)")
 	return cmd
 }
 
@@ -92,12 +112,31 @@ func runMCPServe(ctx context.Context, f *Factory, o mcpServeOptions) error {
 	for _, w := range append(rt.Warnings, more...) {
 		fmt.Fprintf(errOut, "warning: %s\n", w)
 	}
-	srv := server.NewMCPServer("ollm", Version, server.WithToolCapabilities(false), server.WithPromptCapabilities(false))
+	conf := rt.Resolved().Profile.MCP.Serve
+	maxCalls := conf.MaxConcurrent
+	if maxCalls <= 0 {
+		maxCalls = defaultServeConcurrency
+	}
+	var wire *stdioWire
+	if hs == nil {
+		wire = newStdioWire(f.IO.Out)
+	}
+	srv := server.NewMCPServer("ollm", Version, server.WithToolCapabilities(false), server.WithPromptCapabilities(false),
+		server.WithLogging(), server.WithCompletions(),
+		server.WithPromptCompletionProvider(newSkillArgCompleter(rt.Workspace.Root, rt.Skills, rt.Policy, rt.AgentTools())),
+		server.WithToolHandlerMiddleware(limitCalls(maxCalls)))
+	notify := notifier(func(ctx context.Context, method string, params map[string]any) {
+		_ = srv.SendNotificationToClient(ctx, method, params)
+	})
+	if wire != nil {
+		notify = wire.notify
+	}
 	asker := newServeAsker(ctx, srv, rt.Bus)
 	cfg := rt.AgentConfig()
 	cfg.System = ""
 	cfg.OnEvent = func(e agent.Event) {
 		asker.event(e)
+		asker.route(e)
 		if e.Type == agent.EvNotice {
 			fmt.Fprintf(errOut, "notice: %s\n", e.Text)
 		}
@@ -111,21 +150,37 @@ func runMCPServe(ctx context.Context, f *Factory, o mcpServeOptions) error {
 	defer stopBus()
 	go asker.answer(rt.Bus.Subscribe(bctx, bus.Answerer))
 
-	addTools(srv, rt, s, asker)
+	addTools(srv, rt, s, asker, notify)
 	addSkillPrompts(srv, rt.Skills)
 	if hs != nil {
-		return hs.serve(ctx, srv, f.IO.Out)
+		return hs.serve(ctx, srv, f.IO.Out, append(conf.AllowedOrigins, o.Origins...))
 	}
-	err = server.NewStdioServer(srv).Listen(ctx, f.IO.In, f.IO.Out)
+	in, stop := wire.reader(f.IO.In)
+	defer stop.Close()
+	// Every call gets a worker (mcp-go's most); limitCalls bounds how many
+	// run, so a read is never queued behind slow calls it did not wait for.
+	stdio := server.NewStdioServer(srv)
+	stdio.SetErrorLogger(log.New(errOut, "ollm mcp serve: ", 0))
+	server.WithWorkerPoolSize(maxServeWorkers)(stdio)
+	server.WithQueueSize(10000)(stdio)
+	err = stdio.Listen(ctx, in, wire)
 	if ctx.Err() != nil {
 		return nil
 	}
 	return err
 }
 
+// defaultServeConcurrency is mcp.serve.maxConcurrent's default (the
+// profile schema's); maxServeWorkers the most mcp-go's stdio transport
+// runs at once, the setting's upper bound.
+const (
+	defaultServeConcurrency = 32
+	maxServeWorkers         = 100
+)
+
 // addTools offers every tool the model would see, each call through the
 // session's gate (agent.Session.Call).
-func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, asker *serveAsker) {
+func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, asker *serveAsker, notify notifier) {
 	var seq atomic.Int64
 	for _, t := range rt.AgentTools().List() {
 		schema := json.RawMessage(`{"type":"object"}`)
@@ -135,7 +190,9 @@ func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, aske
 			}
 		}
 		name := t.Name()
-		srv.AddTool(mcp.NewToolWithRawSchema(name, t.Description(), schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		def := mcp.NewToolWithRawSchema(name, t.Description(), schema)
+		def.Annotations = toolAnnotations(t)
+		srv.AddTool(def, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			args, err := json.Marshal(req.GetRawArguments())
 			if err != nil || string(args) == "null" {
 				args = json.RawMessage("{}")
@@ -144,7 +201,7 @@ func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, aske
 				return asker.resume(ctx, req) // the client's answer to the gate's question
 			}
 			id := fmt.Sprintf("mcp-%d", seq.Add(1))
-			return asker.run(ctx, id, func(ctx context.Context) tool.Result {
+			return asker.run(ctx, id, newProgress(ctx, req, notify), func(ctx context.Context) tool.Result {
 				res, _ := s.Call(ctx, id, name, args)
 				return res
 			})

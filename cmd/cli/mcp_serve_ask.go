@@ -40,11 +40,12 @@ type serveAsker struct {
 
 // serveCall is one tools/call running through the gate.
 type serveCall struct {
-	req    context.Context // the request that started it (its client session)
-	cancel context.CancelFunc
-	asks   chan bus.Request
-	done   chan *mcp.CallToolResult
-	asking bus.Request // the question parked under a requestState
+	req      context.Context // the request that started it (its client session)
+	cancel   context.CancelFunc
+	asks     chan bus.Request
+	done     chan *mcp.CallToolResult
+	asking   bus.Request // the question parked under a requestState
+	progress *progress   // nil: the client asked for no progress
 }
 
 func newServeAsker(ctx context.Context, srv *server.MCPServer, b *bus.Bus) *serveAsker {
@@ -56,9 +57,9 @@ const confirmID = "confirm"
 
 // run starts call id (fn runs it through the gate) and waits for its
 // result or its question.
-func (a *serveAsker) run(ctx context.Context, id string, fn func(context.Context) tool.Result) (*mcp.CallToolResult, error) {
+func (a *serveAsker) run(ctx context.Context, id string, p *progress, fn func(context.Context) tool.Result) (*mcp.CallToolResult, error) {
 	cctx, cancel := context.WithCancel(a.base)
-	c := &serveCall{req: ctx, cancel: cancel, asks: make(chan bus.Request, 1), done: make(chan *mcp.CallToolResult, 1)}
+	c := &serveCall{req: ctx, cancel: cancel, asks: make(chan bus.Request, 1), done: make(chan *mcp.CallToolResult, 1), progress: p}
 	a.mu.Lock()
 	a.calls[id] = c
 	a.mu.Unlock()
@@ -74,6 +75,9 @@ func (a *serveAsker) run(ctx context.Context, id string, fn func(context.Context
 			}
 		}
 		a.mu.Unlock()
+		if p != nil {
+			p.stop()
+		}
 		c.done <- toolResult(res)
 	}()
 	return a.wait(ctx, c, stop)

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -62,7 +61,7 @@ func serveToken(file string, getenv func(string) string) (token string, generate
 	src := "OLLM_MCP_TOKEN"
 	token = getenv("OLLM_MCP_TOKEN")
 	if file != "" {
-		b, err := os.ReadFile(file)
+		b, err := readTokenFile(file)
 		if err != nil {
 			return "", false, &FlagError{Err: fmt.Errorf("--token-file: %w", err)}
 		}
@@ -85,9 +84,10 @@ func serveToken(file string, getenv func(string) string) (token string, generate
 // serve runs the streamable HTTP server at /mcp until ctx ends. It prints
 // the URL, and the token when it made one (a token from a file or the
 // environment is never printed).
-func (h *httpServe) serve(ctx context.Context, srv *server.MCPServer, out io.Writer) error {
+func (h *httpServe) serve(ctx context.Context, srv *server.MCPServer, out io.Writer, origins []string) error {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", requireToken(h.token, server.NewStreamableHTTPServer(srv)))
+	mcpHandler := server.NewStreamableHTTPServer(srv, server.WithStateful(true))
+	mux.Handle("/mcp", checkOrigins(origins, requireToken(h.token, requireSession(newHTTPCancels().wrap(mcpHandler)))))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	fmt.Fprintf(out, "ollm mcp serve: http://%s/mcp\n", h.ln.Addr())

@@ -137,6 +137,7 @@ func serveStdio(t *testing.T, e *sessionEnv, protocol string, opts ...client.Cli
 	c := client.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), opts...)
 	t.Cleanup(func() {
 		c.Close()
+		go func() { _, _ = io.Copy(io.Discard, outR) }() // the client reads no more: a late write must not block the server
 		inW.Close()
 		cancel()
 		if code := <-done; code != ExitOK {

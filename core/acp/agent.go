@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -211,6 +212,8 @@ func (a *Agent) open(ctx context.Context, cwd, id string, tr *agent.Transcript, 
 	var bad error
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		bad = sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q: an absolute path is required", cwd)})
+	} else if err := isDir(cwd); err != nil {
+		bad = sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	extra, err := extraDirs(dirs)
 	if bad == nil && err != nil {
@@ -270,10 +273,15 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	return s.prompt(ctx, p.Prompt)
 }
 
-// Cancel: the connection has already cancelled the prompt's context,
-// which stops the model request, a pending permission request and a
-// running shell command.
-func (a *Agent) Cancel(ctx context.Context, p sdk.CancelNotification) error { return nil }
+// Cancel ends the session's running turn: the model request, a pending
+// permission request and a running shell command stop. (The turn runs on
+// its own context, not the request's: see session.prompt.)
+func (a *Agent) Cancel(ctx context.Context, p sdk.CancelNotification) error {
+	if s := a.session(string(p.SessionId)); s != nil {
+		s.cancel()
+	}
+	return nil
+}
 
 // SetSessionMode switches the session's approval mode.
 func (a *Agent) SetSessionMode(ctx context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
@@ -371,6 +379,19 @@ func failure(err error) error {
 		return re
 	}
 	return &sdk.RequestError{Code: -32603, Message: err.Error()}
+}
+
+// isDir checks that a session's cwd is an existing directory, the error
+// naming the path.
+func isDir(cwd string) error {
+	fi, err := os.Stat(cwd)
+	switch {
+	case err != nil:
+		return fmt.Errorf("cwd %q: not an existing directory (%v)", cwd, err)
+	case !fi.IsDir():
+		return fmt.Errorf("cwd %q: not a directory", cwd)
+	}
+	return nil
 }
 
 // notFound is ACP's "resource not found".

@@ -115,6 +115,15 @@ func (s *session) close() {
 	_ = s.rt.Close()
 }
 
+// cancel ends the running turn, if any (session/cancel).
+func (s *session) cancel() {
+	s.mu.Lock()
+	if s.cancelTurn != nil {
+		s.cancelTurn()
+	}
+	s.mu.Unlock()
+}
+
 func (s *session) update(u sdk.SessionUpdate) {
 	if err := s.a.conn.SessionUpdate(s.a.ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
 		s.a.logf("session %s: session/update: %v", s.id, err)
@@ -186,17 +195,27 @@ func (s *session) advertise(extra ...string) {
 	s.update(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds, SessionUpdate: "available_commands_update"}})
 }
 
-// prompt runs one turn.
-func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
-	// One turn at a time: a new prompt cancels the running one (the
-	// connection does that) and waits for it to end.
+// prompt runs one turn. A session runs one turn at a time: a
+// session/prompt while one runs is refused (the editor waits for the
+// running turn's response or sends session/cancel). The turn runs on the
+// connection's context, ended by session/cancel (Agent.Cancel) or
+// session/close: the SDK cancels the running request's context when a
+// second session/prompt arrives, which must not end the first.
+func (s *session) prompt(_ context.Context, blocks []sdk.ContentBlock) (sdk.PromptResponse, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return sdk.PromptResponse{}, notFound(fmt.Sprintf("session %s was closed", s.id))
+	}
 	select {
 	case s.turn <- struct{}{}:
-	case <-ctx.Done():
-		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	default:
+		return sdk.PromptResponse{}, sdk.NewInvalidRequest(map[string]any{"error": fmt.Sprintf(
+			"session %s is already running a prompt: wait for its session/prompt response, or send session/cancel first", s.id)})
 	}
 	defer func() { <-s.turn }()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(s.a.ctx)
 	defer cancel()
 	s.mu.Lock()
 	if s.closed {

@@ -41,6 +41,30 @@ func Truncate(s string, l Limits) (string, Truncation) {
 	return s + ind, t
 }
 
+// TruncateMore is Truncate for text that is only the start of an output
+// whose rest was never kept (a capture buffer's limit): more counts that
+// rest, its lines and characters, and the note counts it too. When the
+// line limit cut the kept text, the rest's lines are lines omitted; else
+// its characters are characters omitted.
+func TruncateMore(s string, l Limits, more Truncation) (string, Truncation) {
+	if !more.Cut() {
+		return Truncate(s, l)
+	}
+	var t Truncation
+	s, t.Lines = TruncateLines(s, l.MaxLines)
+	s, t.Chars = TruncateChars(s, l.MaxChars)
+	if t.Lines > 0 {
+		t.Lines += more.Lines
+	} else {
+		t.Chars += more.Chars
+	}
+	ind := Indicator(t)
+	if strings.HasSuffix(s, "\n") {
+		ind = ind[1:]
+	}
+	return s + ind, t
+}
+
 // Indicator is the note appended to truncated output.
 func Indicator(t Truncation) string {
 	var parts []string

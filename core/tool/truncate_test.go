@@ -83,3 +83,27 @@ func TestTruncateLargeBoundary(t *testing.T) {
 		t.Fatalf("2001 lines: got truncation %+v, tail %q", tr, got[len(got)-40:])
 	}
 }
+
+// TruncateMore counts the part of an output that was never kept: its
+// characters when only the character limit cut, its lines when the line
+// limit did.
+func TestTruncateMore(t *testing.T) {
+	tests := []struct {
+		in   string
+		l    Limits
+		more Truncation
+		want string
+		cut  Truncation
+	}{
+		{"abcdef", Limits{MaxChars: 4}, Truncation{Chars: 10}, "abcd\n[... output truncated: 12 characters omitted ...]", Truncation{Chars: 12}},
+		{"abc", Limits{MaxChars: 4}, Truncation{Chars: 10, Lines: 2}, "abc\n[... output truncated: 10 characters omitted ...]", Truncation{Chars: 10}},
+		{"a\nb\nc\n", Limits{MaxLines: 2}, Truncation{Chars: 10, Lines: 3}, "a\nb\n[... output truncated: 4 lines omitted ...]", Truncation{Lines: 4}},
+		{"abc", Limits{MaxChars: 4}, Truncation{}, "abc", Truncation{}},
+	}
+	for _, tt := range tests {
+		got, cut := TruncateMore(tt.in, tt.l, tt.more)
+		if got != tt.want || cut != tt.cut {
+			t.Errorf("TruncateMore(%q, %+v, %+v) = %q, %+v; want %q, %+v", tt.in, tt.l, tt.more, got, cut, tt.want, tt.cut)
+		}
+	}
+}
