@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -63,54 +61,39 @@ func (w *dirWatch) add(dir string) bool {
 // (or bare repository's HEAD) that appeared, looking through every
 // directory created or moved in.
 func (w *dirWatch) drain(found *[]string) {
-	var buf [16384]byte
-	for {
-		n, err := unix.Read(w.fd, buf[:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n <= 0 {
+	readEvents(w.fd, func(wd int32, mask uint32, name []byte) {
+		if mask&unix.IN_Q_OVERFLOW != 0 {
+			// Events were lost: look at the whole tree.
+			if found != nil {
+				all, _ := GitDirsUnder(w.root, gitWatchLimit)
+				*found = append(*found, all...)
+			}
 			return
 		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-				// Events were lost: look at the whole tree.
-				if found != nil {
-					all, _ := GitDirsUnder(w.root, gitWatchLimit)
-					*found = append(*found, all...)
-				}
-				continue
-			}
-			dir, ok := w.dirs[ev.Wd]
-			if !ok || len(name) == 0 {
-				continue
-			}
-			p := filepath.Join(dir, string(name))
-			switch n := string(name); {
-			case n == ".git":
-				if found != nil {
-					*found = append(*found, p)
-				}
-			case ev.Mask&unix.IN_ISDIR != 0 && n != "node_modules":
-				// A directory made or moved in: what is in it already, and
-				// what comes later.
-				if found != nil {
-					sub, _ := GitDirsUnder(p, gitWatchLimit)
-					*found = append(*found, sub...)
-				}
-				w.add(p)
-			}
-			if found != nil && (string(name) == "HEAD" || string(name) == "objects" || string(name) == "refs") && bare(dir) {
-				*found = append(*found, filepath.Join(dir, "HEAD"))
-			}
+		dir, ok := w.dirs[wd]
+		if !ok || len(name) == 0 {
+			return
 		}
-	}
+		n := string(name)
+		p := filepath.Join(dir, n)
+		switch {
+		case n == ".git":
+			if found != nil {
+				*found = append(*found, p)
+			}
+		case mask&unix.IN_ISDIR != 0 && n != "node_modules":
+			// A directory made or moved in: what is in it already, and
+			// what comes later.
+			if found != nil {
+				sub, _ := GitDirsUnder(p, gitWatchLimit)
+				*found = append(*found, sub...)
+			}
+			w.add(p)
+		}
+		if found != nil && (n == "HEAD" || n == "objects" || n == "refs") && bare(dir) {
+			*found = append(*found, filepath.Join(dir, "HEAD"))
+		}
+	})
 }
 
 // bare reports whether dir is shaped like a bare repository.

@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -231,32 +229,17 @@ func (c *resolveCache) mountsChanged() bool {
 // events drains the inotify queue; true when an event concerns a name
 // looked up, a directory listed or a file read (or the queue overflowed).
 func (c *resolveCache) events() bool {
-	var buf [8192]byte
 	changed := false
-	for {
-		n, err := unix.Read(c.fd, buf[:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || n <= 0 {
-			return changed
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			name := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			x := c.byWd[ev.Wd]
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 || x == nil || x.any || len(name) == 0 || x.names[string(name)] {
-				changed = true
-				if dropCause != nil {
-					dropCause(c.describe(ev.Wd, ev.Mask, string(name)))
-				}
+	readEvents(c.fd, func(wd int32, mask uint32, name []byte) {
+		x := c.byWd[wd]
+		if mask&unix.IN_Q_OVERFLOW != 0 || x == nil || x.any || len(name) == 0 || x.names[string(name)] {
+			changed = true
+			if dropCause != nil {
+				dropCause(c.describe(wd, mask, string(name)))
 			}
 		}
-	}
+	})
+	return changed
 }
 
 // drop forgets every kept policy and every watch.
