@@ -1,0 +1,37 @@
+package hooks
+
+import "sort"
+
+// withSessionEnv adds env (Claude Code settings' env, already past the
+// trust boundary) to the parent environment, replacing a variable of the
+// same name, and names its variables in the allow-list.
+func withSessionEnv(parent, allow []string, env map[string]string) ([]string, []string) {
+	if len(env) == 0 {
+		return parent, allow
+	}
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, 0, len(parent)+len(env))
+	for _, kv := range parent {
+		k, _, _ := cut(kv)
+		if _, set := env[k]; !set {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range names {
+		out = append(out, k+"="+env[k])
+	}
+	return out, append(append([]string(nil), allow...), names...)
+}
+
+func cut(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], true
+		}
+	}
+	return kv, "", false
+}
