@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ func mergeClaudePermissions(files []claudeFile, r *schema.Resolved, gated bool, 
 			for i, spec := range list.rules {
 				key := fmt.Sprintf("permissions.%s[%d]", list.action, i)
 				pos := doc.pos("permissions", list.action, i)
-				name := fmt.Sprintf("%s %s: %s", f.path, key, spec)
+				name := fmt.Sprintf("%s %s: %s", shortPath(f.path, root, home), key, spec)
 				rule, err := claudeperm.Convert(spec, list.action, name, claudeperm.Base{Root: root, Home: home})
 				if err != nil {
 					probs = append(probs, schema.Problem{Severity: "warning", File: f.path, Pos: pos,
@@ -148,4 +149,18 @@ func claudeEnv(doc jsonDoc, f claudeFile, env map[string]any, hold bool, r *sche
 		r.Env[k] = v
 	}
 	return probs
+}
+
+// shortPath names a settings file as the user knows it: relative to the
+// workspace, or under ~.
+func shortPath(p, root, home string) string {
+	for _, base := range []struct{ dir, prefix string }{{root, ""}, {home, "~/"}} {
+		if base.dir == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(base.dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return base.prefix + rel
+		}
+	}
+	return p
 }
