@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -39,8 +40,12 @@ func claudeModel(m string) bool {
 // limitTurn sets the limits of sk for the next prompt; endTurn clears them.
 func (s *Session) limitTurn(sk skills.Skill) {
 	by := "/" + sk.Qualified()
-	if sk.File != "" {
-		by += " (" + sk.File + ")"
+	if sk.File != "" && sk.Extension == "" {
+		f := sk.File
+		if rel, err := filepath.Rel(s.cfg.Cwd, f); err == nil && !strings.HasPrefix(rel, "..") {
+			f = rel
+		}
+		by += " (" + f + ")"
 	}
 	lim := &turnLimits{by: by}
 	if m := sk.Model; m != "" {
@@ -90,11 +95,23 @@ func (s *Session) turnTools(defs []tool.Definition) []tool.Definition {
 	}
 	var out []tool.Definition
 	for _, d := range defs {
-		if s.limits.offers(d.Name) {
+		if s.limits.offers(d.Name) || s.limits.offers(s.policyName(d.Name)) {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// policyName is the name the policy knows a tool by (an MCP tool's
+// server:tool, whatever the model calls it).
+func (s *Session) policyName(name string) string {
+	if s.cfg.Tools == nil {
+		return name
+	}
+	if t, ok := s.cfg.Tools.Get(name); ok {
+		return policy.FactsOf(t).Name
+	}
+	return name
 }
 
 func (l *turnLimits) offers(name string) bool {
@@ -113,7 +130,7 @@ func (s *Session) turnRefusal(n int, p *pending, facts policy.Facts) *pending {
 	if l == nil || l.tools == nil {
 		return nil
 	}
-	if l.pol != nil && l.offers(p.call.Name) {
+	if l.pol != nil && (l.offers(p.call.Name) || l.offers(facts.Name)) {
 		if d, err := l.pol.DecideJSON(facts, p.args); err == nil && d.Action == policy.Allow {
 			return nil
 		}

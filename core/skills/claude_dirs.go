@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/ollm/ollm/schema"
 )
 
 // ClaudeCommands are Claude Code's own commands, as Claude Code reads
@@ -81,4 +83,26 @@ func ClaudeDir(getenv func(string) string, home string) string {
 		return ""
 	}
 	return filepath.Join(home, ".claude")
+}
+
+// PluginCommands reads the Claude Code commands a plugin's import report
+// lists (commands/**/*.md and the paths plugin.json names), as commands of
+// extension: /plugin:name.
+func PluginCommands(dir, extension string, rep *schema.ImportReport) ([]Skill, []error) {
+	if rep == nil {
+		return nil, nil
+	}
+	var out []Skill
+	var errs []error
+	for _, c := range rep.Commands {
+		path := filepath.Join(dir, c.File)
+		s, err := ReadClaudeCommand(filepath.Dir(path), path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("extension %s: %w", extension, err))
+			continue
+		}
+		s.Name, s.Title, s.Extension, s.Source = c.Name, "", extension, SourceExtension
+		out = append(out, s)
+	}
+	return out, errs
 }

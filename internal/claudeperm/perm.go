@@ -103,6 +103,13 @@ func mcpPattern(spec string) (string, error) {
 	if server == "" || strings.ContainsAny(server, "*?[{") {
 		return "", fmt.Errorf("%q names no MCP server (write mcp__server or mcp__server__tool)", spec)
 	}
+	// A plugin's server is mcp__plugin_<plugin>_<server>__tool in Claude
+	// Code; ollm names it <plugin>:<server>.
+	if rest, ok := strings.CutPrefix(server, "plugin_"); ok {
+		if p, srv, ok := strings.Cut(rest, "_"); ok && p != "" && srv != "" {
+			server = p + ":" + srv
+		}
+	}
 	if tool == "" || tool == "*" {
 		return "mcp:" + server + ":*", nil
 	}
