@@ -1,6 +1,9 @@
 package hooks
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // withSessionEnv adds env (Claude Code settings' env, already past the
 // trust boundary) to the parent environment, replacing a variable of the
@@ -16,7 +19,7 @@ func withSessionEnv(parent, allow []string, env map[string]string) ([]string, []
 	sort.Strings(names)
 	out := make([]string, 0, len(parent)+len(env))
 	for _, kv := range parent {
-		k, _, _ := cut(kv)
+		k, _, _ := strings.Cut(kv, "=")
 		if _, set := env[k]; !set {
 			out = append(out, kv)
 		}
@@ -25,13 +28,4 @@ func withSessionEnv(parent, allow []string, env map[string]string) ([]string, []
 		out = append(out, k+"="+env[k])
 	}
 	return out, append(append([]string(nil), allow...), names...)
-}
-
-func cut(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }
