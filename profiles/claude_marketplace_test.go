@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ollm/ollm/schema"
 )
 
 // A marketplace written the way public ones are: a strict: false entry
@@ -76,8 +78,8 @@ func TestMarketplaceEntryStrictFalse(t *testing.T) {
 	if err != nil || file != ClaudePluginFile || m.Name != "tidy" || m.Version != "2.0.0" || m.Description != "tidies" {
 		t.Fatalf("manifest %s %+v %v", file, m, err)
 	}
-	if len(m.Skills) != 1 || m.Skills[0].Name != "tidy" || m.Skills[0].Prompt != "Tidy {args}" {
-		t.Errorf("commands: %+v", m.Skills)
+	if c := pluginCommands(t, tree); len(c) != 1 || c[0].Name != "tidy" || c[0].File != "cmds/tidy.md" {
+		t.Errorf("commands: %+v", c)
 	}
 	if h := m.Hooks["PreToolUse"]; len(h) != 1 || h[0].Matcher != "Bash" || h[0].Dialect != "claude" {
 		t.Errorf("hooks: %+v", m.Hooks)
@@ -172,8 +174,8 @@ func TestMarketplaceEntrySupplements(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, s := range m.Skills {
-		names = append(names, s.Name)
+	for _, c := range pluginCommands(t, tree) {
+		names = append(names, c.Name)
 	}
 	sort.Strings(names)
 	if strings.Join(names, ",") != "more,own" || m.Version != "1.0.0" {
@@ -244,4 +246,19 @@ func TestPluginSourceNeedsGit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ollm.cue:1:50: extensions.sources.tidy.plugin: conflicting values \"<only with git>\" and \"tidy\"") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// pluginCommands are the Claude Code commands the plugin in tree lists.
+func pluginCommands(t *testing.T, tree string) []schema.ImportCommand {
+	t.Helper()
+	file := filepath.Join(tree, ClaudePluginFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rep, diags := claudePlugin(tree, file, data)
+	if len(diags) > 0 || rep == nil {
+		t.Fatalf("plugin: %+v", diags)
+	}
+	return rep.Commands
 }

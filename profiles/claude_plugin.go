@@ -21,8 +21,8 @@ import (
 // loads as an extension (format "claude"): its hooks (hooks/hooks.json or
 // plugin.json's hooks) become claude-dialect hooks that run in the
 // project directory with CLAUDE_PLUGIN_ROOT set, its commands
-// (commands/*.md) become skills whose $ARGUMENTS is the {args}
-// placeholder (the free text after /name), its skills/ folder is read like any extension's, and its
+// (commands/*.md) are listed in the import report and loaded as Claude
+// Code commands (/plugin:name, core/skills), its skills/ folder is read like any extension's, and its
 // MCP servers (.mcp.json or plugin.json's mcpServers) start as
 // <plugin>:<server>. What cannot be imported is listed with why in the
 // extension's ImportReport (`ollm ext info`).
@@ -244,8 +244,6 @@ func (p *pluginImport) relPos(pos string) string {
 	return pos
 }
 
-var positional = lazyre.New(`\$[1-9]`)
-
 // commands reads commands/**/*.md (and plugin.json's commands paths):
 // each becomes a skill named after the file.
 func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
@@ -294,46 +292,20 @@ func (p *pluginImport) commands(doc jsonDoc, raw json.RawMessage) {
 			p.skipped("command "+rel, rel, "cannot read it")
 			continue
 		}
-		meta, body := claudeFrontMatter(string(data))
-		desc := meta["description"]
-		if desc == "" {
-			desc = firstTextLine(body)
-		}
-		if desc == "" {
-			desc = "Claude Code command " + name
-		}
+		_, body := claudeFrontMatter(string(data))
 		names[name] = rel
-		p.m.Skills = append(p.m.Skills, schema.Skill{Name: name, Description: desc, Prompt: commandPrompt(body)})
-		as := "skill " + name
-		if strings.Contains(body, "$ARGUMENTS") {
-			as += " ($ARGUMENTS is {args}, the text after /" + name + ")"
+		p.rep.Commands = append(p.rep.Commands, schema.ImportCommand{Name: name, File: rel})
+		as := "command /" + p.m.Name + ":" + name
+		if hasShellLine(body) {
+			as += " (its !`...` lines run through the gate)"
 		}
 		p.imported("command "+name, as, rel)
-		for _, k := range []string{"allowed-tools", "model"} {
-			if meta[k] != "" {
-				p.skipped(fmt.Sprintf("command %s: %s", name, k), rel, "not applied: ollm's policy and profile decide tools and model")
-			}
-		}
-		if positional.MatchString(body) {
-			p.skipped("command "+name+": $1..$9", rel, "positional arguments are not split; they stay as text (use $ARGUMENTS)")
-		}
-		if hasShellLine(body) {
-			p.skipped("command "+name+": !`...` lines", rel, "not run: the text stays in the prompt")
-		}
 	}
-}
-
-// commandPrompt turns a command's body into a skill template: braces are
-// literal ({{ and }}), $ARGUMENTS is the {args} placeholder, which takes
-// the free text after /name (skills.Arguments).
-func commandPrompt(body string) string {
-	s := strings.NewReplacer("{", "{{", "}", "}}").Replace(strings.TrimSpace(body))
-	return strings.ReplaceAll(s, "$ARGUMENTS", "{args}")
 }
 
 func hasShellLine(body string) bool {
 	for _, l := range strings.Split(body, "\n") {
-		if strings.Contains(l, "!`") {
+		if strings.Contains(l, "!`") || strings.TrimSpace(l) == "```!" {
 			return true
 		}
 	}

@@ -130,15 +130,9 @@ func TestClaudePluginLoads(t *testing.T) {
 	if h[0].Name != "PreToolUse.1" || h[1].Name != "PreToolUse.2" || h[0].Dialect != "claude" || h[0].Env["CLAUDE_PLUGIN_ROOT"] != "${extensionPath}" {
 		t.Errorf("hooks: %+v", h)
 	}
-	skills := map[string]schema.Skill{}
-	for _, s := range m.Skills {
-		skills[s.Name] = s
-	}
-	if s := skills["review"]; s.Description != "Review it" || s.Prompt != `Review {args}; answer {{"ok": true}}. Then $1.` {
-		t.Errorf("review: %+v", s)
-	}
-	if s := skills["plain"]; s.Description != "Plain" {
-		t.Errorf("plain: %+v", s)
+	if c := x.Import.Commands; len(c) != 2 || c[0] != (schema.ImportCommand{Name: "review", File: "commands/review.md"}) ||
+		c[1] != (schema.ImportCommand{Name: "plain", File: "commands/sub/plain.md"}) || len(m.Skills) != 0 {
+		t.Errorf("commands: %+v, skills %+v", c, m.Skills)
 	}
 	srv := m.MCPServers["notes"]
 	if srv.Args[0] != "${extensionPath}/s.js" || srv.Env["ROOT"] != "${extensionPath}" || srv.Env["CLAUDE_PLUGIN_ROOT"] != "${extensionPath}" {
@@ -148,7 +142,7 @@ func TestClaudePluginLoads(t *testing.T) {
 	for _, s := range x.Import.Skipped {
 		skipped = append(skipped, s.What)
 	}
-	want := "hook event Setup|command review: model|command review: $1..$9|agents"
+	want := "hook event Setup|agents"
 	if strings.Join(skipped, "|") != want {
 		t.Errorf("skipped: %q", strings.Join(skipped, "|"))
 	}

@@ -236,6 +236,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 	}
 	resolveLayerPaths(r, layers, lists, opts.Workspace.Root)
 	r.Problems = append(r.Problems, mergeClaudeSettings(in.claude, r, trust.Gated)...)
+	r.Problems = append(r.Problems, mergeClaudePermissions(in.claude, r, trust.Gated, opts.Workspace.Root)...)
 	if r.Profile.Extensions.Enabled {
 		cands, probs := scan(discoverRoots(opts, r.Profile, r.DirectoryScopes))
 		r.Problems = append(r.Problems, probs...)

@@ -7,6 +7,15 @@ type ImportReport struct {
 	Format   string       `json:"format"` // e.g. "claude-plugin"
 	Imported []ImportItem `json:"imported,omitempty"`
 	Skipped  []ImportItem `json:"skipped,omitempty"`
+	// Commands are the plugin's Claude Code commands (Markdown), loaded
+	// as such by the extension manager (core/skills).
+	Commands []ImportCommand `json:"commands,omitempty"`
+}
+
+// ImportCommand is one command file of an imported plugin.
+type ImportCommand struct {
+	Name string `json:"name"` // the command's name (its file's base name)
+	File string `json:"file"` // relative to the plugin's directory
 }
 
 // ImportItem is one part of an imported extension.

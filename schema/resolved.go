@@ -68,6 +68,10 @@ type Resolved struct {
 	RuleScopes      []Scope          `json:"ruleScopes,omitempty"`
 	ServerScopes    map[string]Scope `json:"serverScopes,omitempty"`
 	DirectoryScopes []Scope          `json:"directoryScopes,omitempty"`
+	// Env is what Claude Code settings files' env sets for the session:
+	// given to the shell tool and to hooks (a workspace's only once the
+	// workspace is approved).
+	Env map[string]string `json:"env,omitempty"`
 	// The lowest layer that set policy.mode and policy.defaultAction ("" when
 	// only the schema default applies): a workspace that loosens them is
 	// gated until approved, a user profile that does is not.

@@ -124,6 +124,14 @@ func (w Workspace) Skills() string { return filepath.Join(w.Root, ".ollm", "skil
 // approval).
 func (w Workspace) GeminiCommands() string { return filepath.Join(w.Root, ".gemini", "commands") }
 
+// ClaudeCommands is <root>/.claude/commands, Claude Code's project
+// commands (their !`...` run commands, so they count for the workspace's
+// approval).
+func (w Workspace) ClaudeCommands() string { return filepath.Join(w.Root, ".claude", "commands") }
+
+// ClaudeSkills is <root>/.claude/skills, Claude Code's project skills.
+func (w Workspace) ClaudeSkills() string { return filepath.Join(w.Root, ".claude", "skills") }
+
 // Memory is the per-workspace memory file.
 func (w Workspace) Memory() string { return filepath.Join(w.Root, ".ollm", "memory.json") }
 

@@ -239,8 +239,8 @@ func RevokeWorkspace(path, root string) (bool, error) {
 // WorkspaceDigest is the digest a workspace is approved by: sha256 over
 // everything the workspace brings - ollm.cue, ollm.lock, .mcp.json,
 // .claude/settings.json and settings.local.json (name and bytes; a missing
-// file counts as distinct from an empty one), the .ollm/extensions and
-// .gemini/commands trees and
+// file counts as distinct from an empty one), the .ollm/extensions,
+// .gemini/commands and .claude/commands trees and
 // the local paths its profile names inside it (every entry's relative
 // path, type, mode and contents; a symlink by its target). It returns ""
 // when the workspace brings none of them: there is nothing to approve, and
@@ -262,7 +262,7 @@ func WorkspaceDigest(w Workspace, local ...string) (string, error) {
 		fmt.Fprintf(h, "file\x00%s\x00%d\x00", rel, len(data))
 		h.Write(data)
 	}
-	trees := append([]string{w.Extensions(), w.GeminiCommands()}, local...)
+	trees := append([]string{w.Extensions(), w.GeminiCommands(), w.ClaudeCommands()}, local...)
 	for _, t := range trees {
 		n, err := digestTree(h, w.Root, t)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ollm/ollm/core/ext"
+	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/skills"
 )
 
@@ -49,15 +50,12 @@ func newSkillsOptions(f *Factory) *SkillsOptions {
 		if err != nil {
 			return nil, err
 		}
-		dirs := []string{home.Skills()}
 		ws, _, err := f.WorkspaceOrNone()
 		if err != nil {
 			return nil, err
 		}
-		if ws.Root != "" {
-			dirs = append(dirs, ws.Skills())
-		}
-		return dirs, nil
+		userHome, _ := os.UserHomeDir()
+		return runtime.SkillDirs(skills.ClaudeDir(f.Getenv, userHome), home.Skills(), ws), nil
 	}}
 }
 
@@ -76,7 +74,9 @@ func (o *SkillsOptions) registry() (*skills.Registry, error) {
 	userHome, _ := os.UserHomeDir()
 	gem, gwarn := skills.GeminiCommands(userHome, r.Workspace, r.Trust.Approved)
 	reg.AddMissing(gem)
-	for _, w := range gwarn {
+	cc, cwarn := skills.ClaudeCommands(skills.ClaudeDir(o.Ext.Getenv, userHome), r.Workspace, r.Trust.Approved)
+	reg.AddMissing(cc)
+	for _, w := range append(gwarn, cwarn...) {
 		errs = append(errs, errors.New(w))
 	}
 	home, err := o.Ext.Home()

@@ -216,6 +216,18 @@ func printTrustPlan(w io.Writer, s *hookSet) {
 	for _, e := range errs {
 		line("refused    %v", e)
 	}
+	claudeCmds, cwarn := skills.ClaudeCommands("", s.ws.Root, true)
+	for _, c := range claudeCmds {
+		what := "a prompt"
+		if strings.Contains(c.Prompt, "!`") || strings.Contains(c.Prompt, "```!") {
+			what = "runs commands with !`...`"
+		}
+		rel, _ := filepath.Rel(s.ws.Root, c.File)
+		line("command    %-24s %s (Claude Code command; %s)", "/"+c.Name, rel, what)
+	}
+	for _, w := range cwarn {
+		line("refused    %s", w)
+	}
 	for _, h := range t.Held {
 		line("widens     %-24s %s  (%s)", h.Field, h.Value, h.Pos)
 	}

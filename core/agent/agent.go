@@ -139,6 +139,8 @@ type Session struct {
 	// told holds the notices of hooks that run on every model request,
 	// so each is said once per session.
 	told map[string]bool
+	// turn narrows the prompt a command or skill runs (turnlimits.go).
+	limits *turnLimits
 }
 
 // New builds a session. It talks to nothing until Start.

@@ -111,6 +111,10 @@ func estimate(msgs []llm.Message) int {
 // prompt (the TUI's /<skill>). A Gemini CLI command's !{...} runs through
 // the gate first, its @{...} reads from the workspace.
 func (s *Session) RunSkill(ctx context.Context, reg *skills.Registry, name string, values map[string]string) (Reply, error) {
+	if sk, err := reg.Get(name); err == nil {
+		s.limitTurn(sk) // allowed-tools and model: also for the command's own shell lines
+		defer s.endTurn()
+	}
 	prompt, err := reg.Expand(ctx, name, values, sessionInjector{s})
 	if err != nil {
 		return Reply{}, err

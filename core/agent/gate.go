@@ -150,6 +150,9 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 
 	pol := s.Policy()
 	facts := policy.FactsOf(t)
+	if r := s.turnRefusal(n, p, facts); r != nil {
+		return r
+	}
 	d, err := pol.DecideJSON(facts, p.args)
 	if err != nil {
 		return p.refuse(tool.ErrInvalidParams, "%v", err)

@@ -29,7 +29,7 @@ type modelRequest struct {
 // prepare builds the next request: the tools offered (before_tool_selection),
 // then the messages, model and options (before_model), or a hook's answer.
 func (s *Session) prepare(ctx context.Context) (modelRequest, *BlockedError) {
-	req := modelRequest{model: s.Model(), defs: s.toolDefs(), options: s.cfg.Options}
+	req := modelRequest{model: s.turnModel(), defs: s.turnTools(s.toolDefs()), options: s.cfg.Options}
 	if s.has(hooks.BeforeToolSelection) {
 		names := make([]string, len(req.defs))
 		for i, d := range req.defs {

@@ -300,6 +300,8 @@ func (m *Manager) activate(ctx context.Context, e *entry) error {
 		errs = append(errs, ferrs...)
 		cmds, cerrs := skills.LoadCommands(filepath.Join(e.ext.Dir, "commands"), name) // Gemini CLI's commands/*.toml
 		folder, errs = append(folder, cmds...), append(errs, cerrs...)
+		cmds, cerrs = skills.PluginCommands(e.ext.Dir, name, e.ext.Import) // a Claude Code plugin's commands/*.md
+		folder, errs = append(folder, cmds...), append(errs, cerrs...)
 		for _, sk := range folder {
 			if err := m.opts.Skills.Add(sk); err != nil {
 				errs = append(errs, fmt.Errorf("extension %s: %w", name, err))

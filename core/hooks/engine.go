@@ -28,7 +28,9 @@ type Options struct {
 	// AllowEnv (hooks.allowEnv) names variables of ollm's environment,
 	// exact or globs, every hook is given besides sandbox.BaseEnv.
 	AllowEnv []string
-	Grace    time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
+	// Env is set for every hook besides (Claude Code settings' env).
+	Env   map[string]string
+	Grace time.Duration // SIGTERM to SIGKILL; 0 means KillGrace
 
 	// Approvals is the persistent approval record; nil approves nothing.
 	Approvals Approvals
@@ -176,9 +178,9 @@ func New(reg *Registry, opts Options) *Engine {
 	}
 	opts.Persistent = opts.Persistent.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	env := os.Environ()
+	env, allow := withSessionEnv(os.Environ(), opts.AllowEnv, opts.Env)
 	return &Engine{
-		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.ApprovedEnviron(env, opts.AllowEnv), baseSecrets: secrets.FromEnv(env),
+		reg: reg, opts: opts, parentEnv: env, baseEnv: sandbox.ApprovedEnviron(env, allow), baseSecrets: secrets.FromEnv(env),
 		ctx: ctx, cancel: cancel,
 		approved: map[string]Approval{}, dirHash: map[string]string{}, procs: map[string]*persistentProc{},
 		commands: map[string]*Command{}, tools: map[string]*ExtTool{},

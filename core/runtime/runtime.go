@@ -338,8 +338,9 @@ func (rt *Runtime) install(l *loaded) []string {
 		rt.jobs = tools.NewJobs() // kept across reloads, killed by Close
 	}
 	cfg := tools.Config{Root: rt.Workspace.Root, ExtraDirs: append(slices.Clone(g.Profile.Tools.ExtraDirs), rt.opts.ExtraDirs...), Tools: g.Profile.Tools,
-		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: rt.opts.Environ, Getenv: rt.opts.Getenv,
+		Home: rt.Home, Workspace: rt.Workspace, HTTP: &http.Client{Timeout: 60 * time.Second}, Environ: sessionEnviron(rt.opts.Environ, g.Env), Getenv: rt.opts.Getenv,
 		Jobs: rt.jobs, Sandbox: rt.shellPolicy(g), SandboxNow: func() *sandbox.Policy { return rt.shellPolicy(g) }, SandboxRequired: g.Profile.Sandbox.Required}
+	cfg.Tools.Shell.AllowEnv = append(slices.Clone(cfg.Tools.Shell.AllowEnv), envNames(g.Env)...)
 	builtin := tools.Builtin(cfg)
 	names := make([]string, len(builtin))
 	set := map[string]bool{}
@@ -365,6 +366,7 @@ func (rt *Runtime) install(l *loaded) []string {
 	}
 	engine := hooks.New(rt.hreg, hooks.ProfileOptions(g.Profile.Hooks, hooks.Options{
 		Session:         hooks.Session{ID: rt.SessionID, Cwd: rt.Workspace.Root, User: sessionUser(), Started: rt.started},
+		Env:             g.Env,
 		OnNotify:        rt.opts.OnNotify,
 		ReservedCommand: rt.opts.ReservedCommand,
 		Version:         rt.opts.Version,
@@ -388,19 +390,24 @@ func (rt *Runtime) install(l *loaded) []string {
 		SandboxRequired: g.Profile.Sandbox.Required,
 	}))
 
-	base, errs := skills.Base(g.Profile.Skills, rt.Home.Skills(), rt.Workspace.Skills())
+	home, _ := os.UserHomeDir()
+	claudeDir := skills.ClaudeDir(rt.opts.Getenv, home)
+	base, errs := skills.Base(g.Profile.Skills, SkillDirs(claudeDir, rt.Home.Skills(), rt.Workspace)...)
 	for _, e := range errs {
 		warnings = append(warnings, e.Error())
 	}
 	for _, e := range base.List() {
 		_ = rt.Skills.Add(e.Skill)
 	}
-	// Gemini CLI's own commands (~/.gemini/commands, and the project's
-	// once the workspace is approved); ollm's skills win on a name.
-	home, _ := os.UserHomeDir()
+	// Gemini CLI's and Claude Code's own commands (~/.gemini/commands,
+	// ~/.claude/commands, and the project's once the workspace is
+	// approved); ollm's skills win on a name.
 	gem, gwarn := skills.GeminiCommands(home, rt.Workspace.Root, l.trusted)
 	warnings = append(warnings, gwarn...)
 	rt.Skills.AddMissing(gem)
+	cc, cwarn := skills.ClaudeCommands(claudeDir, rt.Workspace.Root, l.trusted)
+	warnings = append(warnings, cwarn...)
+	rt.Skills.AddMissing(cc)
 
 	// The profile's own servers; extensions' servers start with their
 	// extension (ext.MCPServers), never here.

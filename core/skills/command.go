@@ -33,9 +33,12 @@ func (r *Registry) Expand(ctx context.Context, name string, values map[string]st
 		return "", err
 	}
 	var out string
-	if s.Kind == KindCommand {
+	switch s.Kind {
+	case KindCommand:
 		out, err = expandCommand(ctx, s, values[Arguments], inj)
-	} else {
+	case KindClaudeCommand:
+		out, err = expandClaude(ctx, s, values[Arguments], inj)
+	default:
 		out, err = renderSkill(s, values)
 	}
 	if err != nil {

@@ -70,6 +70,7 @@ func ReadFile(path string) (Skill, error) {
 	}
 	s := Skill{Name: meta["name"], Description: meta["description"], Prompt: strings.TrimSpace(body), Source: SourceFolder, File: path,
 		Kind: KindInstructions, Arguments: argumentList(meta["arguments"])}
+	claudeMeta(&s, meta)
 	if slug := Slug(s.Name); slug != s.Name {
 		s.Title, s.Name = s.Name, slug // "Writing Hookify Rules" is /writing-hookify-rules
 	}

@@ -33,6 +33,10 @@ const (
 	// KindCommand: a Gemini CLI custom command (commands/*.toml): {{args}},
 	// !{shell} and @{file} are expanded when it runs (command.go).
 	KindCommand = "command"
+	// KindClaudeCommand: a Claude Code command (commands/*.md): $ARGUMENTS,
+	// $1..., @file, !`shell` and ```! blocks are expanded when it runs
+	// (claude_commands.go).
+	KindClaudeCommand = "claude-command"
 )
 
 // Skill is one registered skill.
@@ -50,6 +54,14 @@ type Skill struct {
 	// Arguments are the {placeholder}s an instructions skill declares in
 	// its front matter; no other braces in its body are placeholders.
 	Arguments []string `json:"arguments,omitempty"`
+	// Claude Code front matter (commands and SKILL.md): allowed-tools
+	// restricts the tools of the turn the user runs it in, model switches
+	// that turn's model, argument-hint is shown after its name, and
+	// disable-model-invocation keeps it out of the model's catalog.
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	ArgumentHint string   `json:"argumentHint,omitempty"`
+	UserOnly     bool     `json:"userOnly,omitempty"`
 }
 
 // Qualified is "extension:name" for skills an extension or MCP server
@@ -68,7 +80,7 @@ func (s Skill) Placeholders() []string {
 	switch s.Kind {
 	case KindInstructions:
 		return s.Arguments
-	case KindCommand:
+	case KindCommand, KindClaudeCommand:
 		return nil
 	}
 	return Placeholders(s.Prompt)

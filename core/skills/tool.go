@@ -25,7 +25,7 @@ type activateParams struct {
 func (r *Registry) Catalog() []Entry {
 	var out []Entry
 	for _, e := range r.List() {
-		if e.Kind == KindInstructions {
+		if e.Kind == KindInstructions && !e.UserOnly {
 			out = append(out, e)
 		}
 	}
@@ -56,7 +56,7 @@ func NewTool(r *Registry) tool.Tool {
 
 func (r *Registry) activate(p activateParams) tool.Result {
 	s, err := r.Get(p.Name)
-	if err == nil && s.Kind != KindInstructions {
+	if err == nil && (s.Kind != KindInstructions || s.UserOnly) {
 		err = fmt.Errorf("%s is not a skill the model can load", p.Name)
 	}
 	if err != nil {
