@@ -148,7 +148,7 @@ func TestClaudePluginLoads(t *testing.T) {
 	for _, s := range x.Import.Skipped {
 		skipped = append(skipped, s.What)
 	}
-	want := "hook event Setup|command review: model|command review: $1..$9|agents"
+	want := "hook event Setup|command review: model|command review: $1..$9|agents agents/a.md"
 	if strings.Join(skipped, "|") != want {
 		t.Errorf("skipped: %q", strings.Join(skipped, "|"))
 	}
