@@ -15,7 +15,7 @@ type Subagent struct {
 	Model string `json:"model,omitempty"`
 	// File is where the definition was read ("" for a profile's own);
 	// Extension the extension that brought it.
-	File      string `json:"-"`
+	File      string `json:"file,omitempty"`
 	Extension string `json:"-"`
 }
 
