@@ -52,7 +52,7 @@ func (p *pluginImport) addAgents(list []schema.Subagent, warns []claudeagent.War
 		if w.Field != "" {
 			what += ": " + w.Field
 		}
-		p.skipped(what, p.rel(w.File), w.Message)
+		p.skipped(what, p.rel(w.File), strings.TrimPrefix(w.Message, "skipped: "))
 	}
 	for _, a := range list {
 		if slicesHasAgent(p.m.Agents, a.Name) {
