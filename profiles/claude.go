@@ -38,8 +38,7 @@ var claudeEvents = map[string]string{
 	"PermissionRequest": "on_approval_request", "PostToolUseFailure": "after_tool",
 	"StopFailure": "on_error", "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop",
 
-	"Setup": "",
-	"PostToolBatch": "", "PermissionDenied": "", "UserPromptExpansion": "",
+	"Setup": "", "PostToolBatch": "", "PermissionDenied": "", "UserPromptExpansion": "",
 	"TaskCreated": "", "TaskCompleted": "", "TeammateIdle": "", "InstructionsLoaded": "",
 	"ConfigChange": "", "CwdChanged": "", "FileChanged": "", "WorktreeCreate": "",
 	"WorktreeRemove": "", "PostCompact": "", "Elicitation": "", "ElicitationResult": "",

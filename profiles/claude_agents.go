@@ -27,7 +27,7 @@ func (p *pluginImport) agents(doc jsonDoc, raw json.RawMessage) {
 		}
 		seen[r] = true
 		if fi.IsDir() {
-			list, warns := claudeagent.ReadDir(r)
+			list, warns := claudeagent.ReadDir(r, p.dir)
 			p.addAgents(list, warns)
 			continue
 		}

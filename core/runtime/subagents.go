@@ -34,8 +34,12 @@ func (rt *Runtime) readClaudeAgents() ([]schema.Subagent, []string) {
 	var out []schema.Subagent
 	var warnings []string
 	seen := map[string]bool{}
-	for _, d := range rt.claudeAgentDirs() {
-		list, warns := claudeagent.ReadDir(d)
+	for i, d := range rt.claudeAgentDirs() {
+		within := "" // the user's own folder may link where it likes
+		if i == 0 && rt.Workspace.Root != "" {
+			within = rt.Workspace.Root // a project's agent files stay in the project
+		}
+		list, warns := claudeagent.ReadDir(d, within)
 		for _, w := range warns {
 			warnings = append(warnings, "Claude Code agent "+w.String())
 		}

@@ -187,8 +187,10 @@ func contains(list []string, s string) bool {
 }
 
 // ReadDir reads dir's *.md agent files (sorted by name; none when dir does
-// not exist). A file that is no usable agent is a warning too.
-func ReadDir(dir string) ([]schema.Subagent, []Warning) {
+// not exist). A file that is no usable agent is a warning too. When
+// within is set, a file that resolves outside it (a symbolic link out of
+// the project) is refused: its text would go to the model as a prompt.
+func ReadDir(dir, within string) ([]schema.Subagent, []Warning) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -208,6 +210,10 @@ func ReadDir(dir string) ([]schema.Subagent, []Warning) {
 	seen := map[string]string{}
 	for _, n := range names {
 		f := filepath.Join(dir, n)
+		if why := outside(f, within); why != "" {
+			warns = append(warns, Warning{File: f, Message: "skipped: " + why})
+			continue
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			warns = append(warns, Warning{File: f, Message: "cannot read it: " + err.Error()})
@@ -227,4 +233,23 @@ func ReadDir(dir string) ([]schema.Subagent, []Warning) {
 		out = append(out, a)
 	}
 	return out, warns
+}
+
+// outside says why f is not read: it resolves outside within.
+func outside(f, within string) string {
+	if within == "" {
+		return ""
+	}
+	root, err := filepath.EvalSymlinks(within)
+	if err != nil {
+		return "cannot resolve " + within + ": " + err.Error()
+	}
+	real, err := filepath.EvalSymlinks(f)
+	if err != nil {
+		return "cannot resolve it: " + err.Error()
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "it links out of " + within + " (to " + real + "); an agent file is read only inside it"
+	}
+	return ""
 }

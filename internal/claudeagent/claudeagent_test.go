@@ -1,6 +1,8 @@
 package claudeagent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,36 @@ func TestParse(t *testing.T) {
 				t.Errorf("prompt %q description %q", a.Prompt, a.Description)
 			}
 		})
+	}
+}
+
+// A project's agent file that links out of the project is not read: its
+// text would reach the model as a prompt. One inside loads.
+func TestReadDirRefusesLinksOut(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	secret := filepath.Join(out, "secret.md")
+	if err := os.WriteFile(secret, []byte("---\nname: leak\ndescription: d\n---\nTOP-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, ".claude", "agents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "leak.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ok.md"), []byte("---\ndescription: fine\n---\nPrompt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, warns := ReadDir(dir, root)
+	if len(list) != 1 || list[0].Name != "ok" {
+		t.Errorf("loaded: %+v", list)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0].String(), "leak.md: skipped: it links out of "+root) {
+		t.Errorf("warnings: %v", warns)
+	}
+	// The user's own folder is not confined.
+	if list, _ := ReadDir(dir, ""); len(list) != 2 {
+		t.Errorf("unconfined: %+v", list)
 	}
 }
