@@ -36,10 +36,9 @@ var claudeEvents = map[string]string{
 	"SessionStart": "session_start", "SessionEnd": "session_end",
 	"PreCompact": "on_context_overflow", "Notification": "on_approval_request",
 	"PermissionRequest": "on_approval_request", "PostToolUseFailure": "after_tool",
-	"StopFailure": "on_error",
+	"StopFailure": "on_error", "SubagentStart": "subagent_start", "SubagentStop": "subagent_stop",
 
-	"Setup": "", "SubagentStart": "", "SubagentStop": "",
-	"PostToolBatch": "", "PermissionDenied": "", "UserPromptExpansion": "",
+	"Setup": "", "PostToolBatch": "", "PermissionDenied": "", "UserPromptExpansion": "",
 	"TaskCreated": "", "TaskCompleted": "", "TeammateIdle": "", "InstructionsLoaded": "",
 	"ConfigChange": "", "CwdChanged": "", "FileChanged": "", "WorktreeCreate": "",
 	"WorktreeRemove": "", "PostCompact": "", "Elicitation": "", "ElicitationResult": "",

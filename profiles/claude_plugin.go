@@ -114,9 +114,7 @@ func claudePlugin(dir, file string, data []byte) (schema.Manifest, *schema.Impor
 	p.commands(doc, pj.Commands)
 	p.skills(doc, pj.Skills)
 	p.servers(doc, pj.MCPServers)
-	if len(pj.Agents) > 0 || isDir(filepath.Join(dir, "agents")) {
-		p.skipped("agents", p.rel(filepath.Join(dir, "agents")), "ollm has no subagents")
-	}
+	p.agents(doc, pj.Agents)
 	if len(pj.OutputStyle) > 0 {
 		p.skipped("output styles", doc.pos("outputStyles"), "ollm has no output styles")
 	}
@@ -476,7 +474,7 @@ func claudeDigest(dir string, pluginJSON []byte) string {
 		}
 	}
 	var files []string
-	for _, d := range []string{"hooks", "commands", "skills"} {
+	for _, d := range []string{"hooks", "commands", "skills", "agents"} {
 		_ = filepath.WalkDir(filepath.Join(dir, d), func(path string, e fs.DirEntry, err error) error {
 			if err == nil && !e.IsDir() && (strings.HasSuffix(path, ".json") || strings.HasSuffix(path, ".md")) {
 				files = append(files, path)
@@ -487,7 +485,7 @@ func claudeDigest(dir string, pluginJSON []byte) string {
 	files = append(files, filepath.Join(dir, ".mcp.json"))
 	var pj claudePluginJSON
 	if json.Unmarshal(pluginJSON, &pj) == nil {
-		for _, raw := range []json.RawMessage{pj.Hooks, pj.Commands, pj.MCPServers} {
+		for _, raw := range []json.RawMessage{pj.Hooks, pj.Commands, pj.MCPServers, pj.Agents} {
 			var one string
 			var many []string
 			if json.Unmarshal(raw, &one) == nil {
@@ -719,7 +717,7 @@ func importProblems(ext schema.Extension) []schema.Problem {
 	}
 	var out []schema.Problem
 	for _, s := range ext.Import.Skipped {
-		if !strings.HasPrefix(s.What, "hook") {
+		if !strings.HasPrefix(s.What, "hook") && !strings.HasPrefix(s.What, "agent") {
 			continue
 		}
 		pos := s.Pos

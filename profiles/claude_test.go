@@ -16,7 +16,7 @@ const claudeSettings = `{
       {"matcher": "", "hooks": [{"type": "command", "command": "python3 .claude/hooks/log.py", "timeout": 5}]},
       {"matcher": "Bash", "hooks": [{"type": "command", "command": "bash guard.sh"}, {"type": "http", "url": "http://x"}]}
     ],
-    "SubagentStop": [{"hooks": [{"type": "command", "command": "true"}]}]
+    "TeammateIdle": [{"hooks": [{"type": "command", "command": "true"}]}]
   }
 }
 `
@@ -52,7 +52,7 @@ func TestClaudeSettingsHooks(t *testing.T) {
 	all := strings.Join(warnings, "\n")
 	for _, w := range []string{
 		"settings.json:5:86 Claude Code hook PreToolUse of type \"http\" skipped",
-		"settings.json:7:5 Claude Code hook event SubagentStop skipped",
+		"settings.json:7:5 Claude Code hook event TeammateIdle skipped",
 	} {
 		if !strings.Contains(all, w) {
 			t.Errorf("no warning %q in\n%s", w, all)
@@ -142,7 +142,7 @@ func TestClaudePluginLoads(t *testing.T) {
 	for _, s := range x.Import.Skipped {
 		skipped = append(skipped, s.What)
 	}
-	want := "hook event Setup|agents"
+	want := "hook event Setup|agents agents/a.md"
 	if strings.Join(skipped, "|") != want {
 		t.Errorf("skipped: %q", strings.Join(skipped, "|"))
 	}

@@ -9,6 +9,7 @@ type Manifest struct {
 	Hooks           map[string][]Hook    `json:"hooks,omitempty"` // event -> hooks in manifest order
 	Settings        []Setting            `json:"settings,omitempty"`
 	Skills          []Skill              `json:"skills,omitempty"`
+	Agents          []Subagent           `json:"agents,omitempty"`
 	ContextFileName string               `json:"contextFileName,omitempty"`
 	ExcludeTools    []string             `json:"excludeTools,omitempty"`
 	// Permissions are what the extension asks for: the sandbox of its

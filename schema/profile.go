@@ -20,6 +20,7 @@ type Profile struct {
 	Tools      Tools                     `json:"tools"`
 	Settings   map[string]map[string]any `json:"settings,omitempty"`
 	Skills     []Skill                   `json:"skills,omitempty"`
+	Agents     []Subagent                `json:"agents,omitempty"`
 	Sandbox    SandboxConfig             `json:"sandbox"`
 	Profile    ProfileConfig             `json:"profile"`
 }
@@ -56,6 +57,8 @@ type Agent struct {
 	// into the system prompt (none: OLLM.md, AGENTS.md, GEMINI.md,
 	// CLAUDE.md, CLAUDE.local.md; CLAUDE.md also as .claude/CLAUDE.md).
 	ContextFiles []string `json:"contextFiles,omitempty"`
+	// Subagents bounds the Task tool's delegation.
+	Subagents Subagents `json:"subagents"`
 }
 
 // Hooks configures the hook system and declares profile-level hooks.

@@ -134,6 +134,7 @@ func runMCPServe(ctx context.Context, f *Factory, o mcpServeOptions) error {
 	asker := newServeAsker(ctx, srv, rt.Bus)
 	cfg := rt.AgentConfig()
 	cfg.System = ""
+	cfg.Subagents = nil // a client calls tools itself; no Task tool to delegate with
 	cfg.OnEvent = func(e agent.Event) {
 		asker.event(e)
 		asker.route(e)

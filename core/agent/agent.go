@@ -69,6 +69,10 @@ type Config struct {
 	// ToolContext adds to the results of the model's tool calls (the
 	// context files of subdirectories); nil: nothing.
 	ToolContext ToolContext
+	// Subagents are the agents the model may delegate to (the Task
+	// tool); nil or none: no Task tool.
+	Subagents *Subagents
+	depth     int // how deep this session is a subagent (0: the user's)
 }
 
 // BlockedError is an operation a hook or the policy stopped at the top level.
@@ -141,6 +145,9 @@ type Session struct {
 	told map[string]bool
 	// turn narrows the prompt a command or skill runs (turnlimits.go).
 	limits *turnLimits
+	// baseTools are Config.Tools without the Task tool, what a subagent's
+	// subset is taken from.
+	baseTools Tools
 }
 
 // New builds a session. It talks to nothing until Start.
@@ -166,7 +173,10 @@ func New(cfg Config) (*Session, error) {
 	if cfg.ReadOnly == nil {
 		cfg.ReadOnly = func(t tool.Tool) bool { return t.Kind().ReadOnly() }
 	}
-	s := &Session{cfg: cfg, pol: cfg.Policy, window: cfg.ContextWindow, startTime: cfg.Now(), user: userName()}
+	s := &Session{cfg: cfg, pol: cfg.Policy, window: cfg.ContextWindow, startTime: cfg.Now(), user: userName(), baseTools: cfg.Tools}
+	if s.delegates() && (s.cfg.depth == 0 || subsetAllows(cfg.Tools, TaskTool)) {
+		s.cfg.Tools = withTask{base: cfg.Tools, task: taskTool(s)}
+	}
 	if len(cfg.History) > 0 {
 		s.msgs = append([]llm.Message(nil), cfg.History...)
 	} else if cfg.System != "" {
@@ -583,7 +593,7 @@ func rewrittenMessages(v any) ([]llm.Message, bool) {
 // has reports whether any hook is registered for ev, so data that is
 // costly to build (the whole conversation) is built only when needed.
 func (s *Session) has(ev hooks.Event) bool {
-	if s.cfg.Hooks == nil {
+	if s.cfg.Hooks == nil || (s.cfg.depth > 0 && lifecycleEvent(ev)) {
 		return false
 	}
 	if r, ok := s.cfg.Hooks.(interface{ Registry() *hooks.Registry }); ok {

@@ -17,8 +17,6 @@ import (
 // claudeOnly are Claude Code events ollm has no equivalent for, with why.
 var claudeOnly = map[string]string{
 	"Setup":               "ollm has no install or maintenance run",
-	"SubagentStart":       "ollm has no subagents",
-	"SubagentStop":        "ollm has no subagents",
 	"PostToolBatch":       "ollm has no tool-batch event",
 	"PermissionDenied":    "ollm has no event after a refused call; a before_tool or on_approval_request hook sees the call",
 	"UserPromptExpansion": "ollm has no event for slash-command expansion",
@@ -76,6 +74,7 @@ var claudeEventNames = map[string]bool{
 	"PreToolUse": true, "PostToolUse": true, "UserPromptSubmit": true, "Stop": true,
 	"SessionStart": true, "SessionEnd": true, "Notification": true, "PreCompact": true,
 	"PermissionRequest": true, "PostToolUseFailure": true, "StopFailure": true,
+	"SubagentStart": true, "SubagentStop": true,
 }
 
 // claudeOutcome: Claude Code splits after_tool by the call's outcome. A

@@ -29,7 +29,7 @@ func TestClaudeEventsWithoutEquivalent(t *testing.T) {
 	}
 	// In a profile and in a manifest, such a hook is a warning and left out.
 	r := &schema.Resolved{Profile: schema.Profile{Hooks: schema.Hooks{Definitions: []schema.Hook{
-		{Name: "sub", Event: "SubagentStop", Command: "true"},
+		{Name: "sub", Event: "TeammateIdle", Command: "true"},
 		{Name: "ok", Event: "Stop", Command: "true"},
 	}}}, HookScopes: []schema.Scope{schema.ScopeUser, schema.ScopeUser},
 		Extensions: []schema.Extension{{Name: "p", Dir: "/x/p", Format: "claude", Scope: schema.ScopeUser,

@@ -25,6 +25,8 @@ const (
 	OnContextOverflow   Event = "on_context_overflow"
 	OnApprovalRequest   Event = "on_approval_request"
 	OnGitCommit         Event = "on_git_commit"
+	SubagentStart       Event = "subagent_start"
+	SubagentStop        Event = "subagent_stop"
 	Custom              Event = "custom"
 )
 
@@ -32,7 +34,7 @@ const (
 var Events = []Event{
 	SessionStart, SessionEnd, BeforeAgent, AfterAgent, BeforeModel, AfterModel,
 	BeforeToolSelection, BeforeTool, AfterTool, OnError, OnFileChange,
-	OnContextOverflow, OnApprovalRequest, OnGitCommit, Custom,
+	OnContextOverflow, OnApprovalRequest, OnGitCommit, SubagentStart, SubagentStop, Custom,
 }
 
 // aliases maps the names accepted in configuration to canonical events:
@@ -46,6 +48,7 @@ var aliases = map[string]Event{
 	"on-error": OnError, "on-file-change": OnFileChange,
 	"on-context-overflow": OnContextOverflow, "on-approval-request": OnApprovalRequest,
 	"on-git-commit": OnGitCommit,
+	"SubagentStart": SubagentStart, "SubagentStop": SubagentStop,
 
 	"PreToolUse": BeforeTool, "PostToolUse": AfterTool,
 	"UserPromptSubmit": BeforeAgent, "Stop": AfterAgent,
@@ -115,6 +118,8 @@ var Fields = map[Event][]string{
 	OnContextOverflow:   {"context", "session"},
 	OnApprovalRequest:   {"operation", "details", "requester", "tool_name", "args", "session"},
 	OnGitCommit:         {"files", "message", "branch", "session"},
+	SubagentStart:       {"agent_name", "agent_id", "description", "prompt", "model", "depth", "session"},
+	SubagentStop:        {"agent_name", "agent_id", "result", "error", "turns", "session"},
 	Custom:              {"eventName", "data", "source", "session"},
 }
 
@@ -176,6 +181,11 @@ func sampleData(e Event) map[string]any {
 			"size": 7000, "maxSize": 8192, "utilization": 0.85}}
 	case OnGitCommit:
 		return map[string]any{"files": []any{"README.md"}, "message": "docs: readme", "branch": "main"}
+	case SubagentStart:
+		return map[string]any{"agent_name": "reviewer", "agent_id": "call_1", "description": "review the diff",
+			"prompt": "Review the staged changes.", "model": "llama3.2", "depth": 1}
+	case SubagentStop:
+		return map[string]any{"agent_name": "reviewer", "agent_id": "call_1", "result": "No problems found.", "turns": 2}
 	}
 	d := map[string]any{}
 	for _, f := range Fields[e] {

@@ -118,6 +118,7 @@ var claudeNames = map[Event]string{
 	BeforeTool: "PreToolUse", AfterTool: "PostToolUse", BeforeAgent: "UserPromptSubmit",
 	AfterAgent: "Stop", SessionStart: "SessionStart", SessionEnd: "SessionEnd",
 	OnContextOverflow: "PreCompact", OnApprovalRequest: "Notification",
+	SubagentStart: "SubagentStart", SubagentStop: "SubagentStop",
 }
 
 var geminiNames = map[Event]string{
@@ -161,6 +162,7 @@ func claudeInput(e Event, data map[string]any, s Session) map[string]any {
 	if e == AfterAgent {
 		m["stop_hook_active"] = data["stop_hook_active"] == true
 	}
+	claudeSubagent(e, m, data)
 	return m
 }
 

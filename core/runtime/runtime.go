@@ -96,6 +96,8 @@ type Runtime struct {
 	model     schema.Model
 	override  string // /model NAME: wins over the profile's model on reload
 	builtin   []string
+	// agentFiles are the project's and the user's Claude agent files.
+	agentFiles []schema.Subagent
 }
 
 // Source gives the resolution to run: Load the gated view of the current
@@ -408,6 +410,8 @@ func (rt *Runtime) install(l *loaded) []string {
 	cc, cwarn := skills.ClaudeCommands(claudeDir, rt.Workspace.Root, l.trusted)
 	warnings = append(warnings, cwarn...)
 	rt.Skills.AddMissing(cc)
+	agentFiles, awarn := rt.readClaudeAgents()
+	warnings = append(warnings, awarn...)
 
 	// The profile's own servers; extensions' servers start with their
 	// extension (ext.MCPServers), never here.
@@ -417,6 +421,7 @@ func (rt *Runtime) install(l *loaded) []string {
 	rt.resolved, rt.held, rt.engine, rt.mcp, rt.pol = g, l.held, engine, m, l.pol
 	rt.live[m] = true
 	rt.provider, rt.model, rt.builtin = l.provider, l.model, names
+	rt.agentFiles = agentFiles
 	rt.pending = map[string]mcp.Spec{}
 	for _, s := range l.pending {
 		rt.pending[s.Name] = s
@@ -905,6 +910,7 @@ func (rt *Runtime) AgentConfig() agent.Config {
 		OnAlwaysAllow: rt.saveAlwaysAllow,
 		System:        system,
 		ToolContext:   sub,
+		Subagents:     rt.subagents(),
 	}
 }
 

@@ -102,6 +102,9 @@ type Chunk struct {
 	Progress float64 `json:"progress,omitempty"` // done so far
 	Total    float64 `json:"total,omitempty"`    // 0 when unknown
 	Message  string  `json:"message,omitempty"`
+	// Agent names the subagent whose activity this is (the Task tool's
+	// progress), "outer/inner" when one delegated to another.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Confirmation is what an "ask" shows the user.

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/reflow/truncate"
 
+	"github.com/ollm/ollm/core/agent"
 	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/internal/secrets"
 )
@@ -136,6 +137,8 @@ func toolHeader(name, policyName string, raw json.RawMessage) header {
 		return h("List todos", "Listing todos")
 	case skills.ToolName:
 		return h("Load skill", "Loading skill", str("name"))
+	case agent.TaskTool:
+		return h("Delegate to", "Delegating to", str("subagent_type")+":", str("description"))
 	}
 	n = clean(n)
 	return header{n, n, kvSummary(a)}
