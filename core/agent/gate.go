@@ -307,6 +307,14 @@ func (s *Session) execute(ctx context.Context, n int, p *pending) {
 			res = tool.FromError(err, tool.ErrExec)
 			s.failed(ctx, "tool "+p.call.Name, err)
 		}
+	} else if res.Error != nil && res.Error.Kind != tool.ErrCancelled && ctx.Err() == nil {
+		// A call that ran and failed (a command's non-zero exit, a file
+		// not found): on_error hears of it as of any failure; the card
+		// already shows it, so nothing more is published.
+		e := res.Error
+		s.hook(context.WithoutCancel(ctx), hooks.OnError, func() map[string]any {
+			return map[string]any{"error": errorData(e), "operation": "tool " + p.call.Name}
+		})
 	}
 	p.res = res
 }

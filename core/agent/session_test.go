@@ -76,7 +76,7 @@ func TestAllEventsInOrder(t *testing.T) {
 	want := strings.Fields(`session_start
 		before_agent before_tool_selection before_model after_model before_tool before_tool after_tool after_tool
 		before_tool_selection before_model after_model before_tool after_tool on_file_change
-		before_tool_selection before_model after_model before_tool on_approval_request on_git_commit after_tool
+		before_tool_selection before_model after_model before_tool on_approval_request on_git_commit on_error after_tool
 		before_tool_selection before_model after_model after_agent
 		before_agent on_context_overflow before_tool_selection before_model after_model after_agent
 		before_agent before_tool_selection before_model on_error
@@ -117,19 +117,19 @@ func TestAllEventsInOrder(t *testing.T) {
 	if at(19)["requester"] != "shell" || at(20)["message"] != "first" || at(20)["branch"] != "main" {
 		t.Errorf("approval %v / commit %v", at(19), at(20))
 	}
-	if tok := at(24)["tokens"].(map[string]any); tok["prompt"] != 900.0 || tok["completion"] != 50.0 || at(24)["response"] != "all done" {
-		t.Errorf("after_model = %v", at(24))
+	if tok := at(25)["tokens"].(map[string]any); tok["prompt"] != 900.0 || tok["completion"] != 50.0 || at(25)["response"] != "all done" {
+		t.Errorf("after_model = %v", at(25))
 	}
-	if tc := at(25)["tool_calls"].([]any); len(tc) != 4 || at(25)["response"] != "all done" {
-		t.Errorf("after_agent = %v", at(25))
+	if tc := at(26)["tool_calls"].([]any); len(tc) != 4 || at(26)["response"] != "all done" {
+		t.Errorf("after_agent = %v", at(26))
 	}
-	if c := at(27)["context"].(map[string]any); c["used"] != 950.0 || c["window"] != 1000.0 {
-		t.Errorf("on_context_overflow = %v", at(27))
+	if c := at(28)["context"].(map[string]any); c["used"] != 950.0 || c["window"] != 1000.0 {
+		t.Errorf("on_context_overflow = %v", at(28))
 	}
-	if e, _ := at(35)["error"].(map[string]any); !strings.Contains(e["message"].(string), "boom") || at(35)["operation"] != "model" {
-		t.Errorf("on_error = %v", at(35))
+	if e, _ := at(36)["error"].(map[string]any); !strings.Contains(e["message"].(string), "boom") || at(36)["operation"] != "model" {
+		t.Errorf("on_error = %v", at(36))
 	}
-	if len(at(36)["messages"].([]any)) == 0 {
+	if len(at(37)["messages"].([]any)) == 0 {
 		t.Error("session_end without messages")
 	}
 
