@@ -146,7 +146,7 @@ func claudeInput(e Event, data map[string]any, s Session) map[string]any {
 		"permission_mode": "default",
 	}
 	if tool, ok := data["tool_name"].(string); ok {
-		m["tool_name"] = ClaudeToolName(tool)
+		m["tool_name"] = claudeCallName(data)
 		if args, ok := data["args"].(map[string]any); ok {
 			m["tool_input"] = claudeArgs(tool, args, true)
 		} else {
