@@ -51,6 +51,9 @@ type Session struct {
 	// event.
 	Transcript     string
 	PermissionMode string
+	// claudeTranscript is the Claude-format copy of Transcript a
+	// claude-dialect hook is given (Engine.claudeTranscript).
+	claudeTranscript string
 	// User and Started fill the session block of events ollm raises
 	// outside the agent (custom events).
 	User    string
