@@ -37,6 +37,12 @@ const (
 // directory by.
 const claudePluginRoot = "${CLAUDE_PLUGIN_ROOT}"
 
+// claudePluginData is what a plugin's CLAUDE_PLUGIN_DATA (Claude Code's
+// persistent per-plugin state directory) is in ollm: the extension's
+// .ollm/data/<name> in the workspace, the one place under .ollm/ its
+// hooks and servers may write (sandbox.ExtensionData).
+const claudePluginData = "${extensionDataPath}"
+
 var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // claudePluginJSON is the part of plugin.json ollm reads; every field may
@@ -212,7 +218,7 @@ func (p *pluginImport) hooks(doc jsonDoc, raw json.RawMessage) {
 		} else {
 			base = append(append([]any{}, base...), "hooks")
 		}
-		conv := convertClaudeHooks(s.doc, base, wrapper.Hooks, "hook", map[string]string{"CLAUDE_PLUGIN_ROOT": "${extensionPath}"})
+		conv := convertClaudeHooks(s.doc, base, wrapper.Hooks, "hook", map[string]string{"CLAUDE_PLUGIN_ROOT": "${extensionPath}", "CLAUDE_PLUGIN_DATA": claudePluginData})
 		for _, sk := range conv.skipped {
 			sk.Pos = p.relPos(sk.Pos)
 			p.rep.Skipped = append(p.rep.Skipped, sk)
@@ -456,6 +462,9 @@ func pluginServer(s schema.MCPServer) schema.MCPServer {
 		}
 		if _, set := s.Env["CLAUDE_PLUGIN_ROOT"]; !set {
 			s.Env["CLAUDE_PLUGIN_ROOT"] = "${extensionPath}" // as Claude Code gives its plugin servers
+		}
+		if _, set := s.Env["CLAUDE_PLUGIN_DATA"]; !set {
+			s.Env["CLAUDE_PLUGIN_DATA"] = claudePluginData
 		}
 	}
 	return s

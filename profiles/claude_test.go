@@ -127,7 +127,8 @@ func TestClaudePluginLoads(t *testing.T) {
 		t.Fatalf("extension: %+v", x)
 	}
 	h := m.Hooks["PreToolUse"]
-	if h[0].Name != "PreToolUse.1" || h[1].Name != "PreToolUse.2" || h[0].Dialect != "claude" || h[0].Env["CLAUDE_PLUGIN_ROOT"] != "${extensionPath}" {
+	if h[0].Name != "PreToolUse.1" || h[1].Name != "PreToolUse.2" || h[0].Dialect != "claude" || h[0].Env["CLAUDE_PLUGIN_ROOT"] != "${extensionPath}" ||
+		h[0].Env["CLAUDE_PLUGIN_DATA"] != "${extensionDataPath}" {
 		t.Errorf("hooks: %+v", h)
 	}
 	if c := x.Import.Commands; len(c) != 2 || c[0] != (schema.ImportCommand{Name: "review", File: "commands/review.md"}) ||

@@ -130,7 +130,7 @@ func (s *Session) gate(ctx context.Context, n int, c llm.ToolCall) *pending {
 	p.t, p.readOnly = t, s.cfg.ReadOnly(t)
 
 	out, blocked := s.hook(ctx, hooks.BeforeTool, func() map[string]any {
-		return map[string]any{"tool_name": c.Name, "args": argsValue(p.args), "tool_call_id": c.ID}
+		return withMCP(map[string]any{"tool_name": c.Name, "args": argsValue(p.args), "tool_call_id": c.ID}, p.t)
 	})
 	s.addSystemAfter(out, hooks.BeforeTool, true)
 	if blocked != nil {
@@ -232,8 +232,8 @@ func (s *Session) confirm(ctx context.Context, n int, p *pending, facts policy.F
 		s.alwaysText(&det, d) // a trust file's dialog offers no "always"
 	}
 	out, blocked := s.hook(ctx, hooks.OnApprovalRequest, func() map[string]any {
-		return map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name,
-			"tool_name": p.call.Name, "args": argsValue(p.args)}
+		return withMCP(map[string]any{"operation": "tool_call", "details": det, "requester": p.call.Name,
+			"tool_name": p.call.Name, "args": argsValue(p.args)}, p.t)
 	})
 	s.addSystemAfter(out, hooks.OnApprovalRequest, true)
 	if blocked != nil {

@@ -26,6 +26,7 @@ func (s *Session) hookSessionInfo() hooks.SessionInfo {
 func afterToolData(p *pending) map[string]any {
 	d := map[string]any{"tool_name": p.call.Name, "args": argsValue(p.args), "result": p.res.ForModel, "tool_call_id": p.call.ID,
 		"metrics": map[string]any{"duration": p.dur.Seconds(), "success": p.res.Error == nil}}
+	withMCP(d, p.t)
 	if e := p.res.Error; e != nil {
 		d["error"] = string(e.Kind) + ": " + e.Message
 		d["interrupted"] = e.Kind == tool.ErrCancelled

@@ -251,7 +251,8 @@ func (e *Engine) step(ctx context.Context, h *Hook, ev Event, f *Fold) (Result, 
 func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[string]any, res *Result) Verdict {
 	start := time.Now()
 	var out RunOutput
-	input, err := BuildInput(h, ev, data, extra, sessionFor(ctx, e.opts.Session), e.opts.Now(), 0)
+	sess := e.claudeTranscript(h, sessionFor(ctx, e.opts.Session))
+	input, err := BuildInput(h, ev, data, extra, sess, e.opts.Now(), 0)
 	if err != nil {
 		out = RunOutput{ExitCode: -1, Err: fmt.Errorf("encode input: %w", err)}
 	} else {
@@ -259,7 +260,7 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 		if h.Def.Persistent {
 			out = e.runPersistent(ctx, h, ev, data, extra)
 		} else {
-			out = e.runOnce(ctx, h, ev, input)
+			out = e.runOnce(ctx, h, ev, input, sess.claudeTranscript)
 		}
 		for _, held := range e.opts.GitWatch.End() {
 			res.Held = append(res.Held, held.String())
@@ -289,7 +290,7 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 }
 
 // runOnce starts the hook's process for one event.
-func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte) RunOutput {
+func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte, transcript string) RunOutput {
 	log, closeLog := e.openLog(h, ev)
 	defer closeLog()
 	dir := e.dir(h)
@@ -297,7 +298,7 @@ func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte) R
 	return runProcess(ctx, runSpec{
 		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
 		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,
-		Confine: e.confiner(h),
+		Confine: e.confiner(h, nonEmpty(transcript)...),
 	})
 }
 

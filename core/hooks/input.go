@@ -51,6 +51,9 @@ type Session struct {
 	// event.
 	Transcript     string
 	PermissionMode string
+	// claudeTranscript is the Claude-format copy of Transcript a
+	// claude-dialect hook is given (Engine.claudeTranscript).
+	claudeTranscript string
 	// User and Started fill the session block of events ollm raises
 	// outside the agent (custom events).
 	User    string
@@ -146,7 +149,7 @@ func claudeInput(e Event, data map[string]any, s Session) map[string]any {
 		"permission_mode": "default",
 	}
 	if tool, ok := data["tool_name"].(string); ok {
-		m["tool_name"] = ClaudeToolName(tool)
+		m["tool_name"] = claudeCallName(data)
 		if args, ok := data["args"].(map[string]any); ok {
 			m["tool_input"] = claudeArgs(tool, args, true)
 		} else {

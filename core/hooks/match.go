@@ -67,10 +67,24 @@ func Plan(reg *Registry, e Event, data map[string]any) []*Hook {
 			continue
 		}
 		if h.Def.Matcher == "" || !has || Matches(h.Def.Matcher, subject) ||
-			(h.Dialect() == DialectClaude && Matches(h.Def.Matcher, ClaudeToolName(subject))) ||
+			(h.Dialect() == DialectClaude && claudeMatches(h.Def.Matcher, e, data)) ||
 			(h.Dialect() == DialectGemini && Matches(h.Def.Matcher, GeminiToolName(subject))) {
 			out = append(out, h)
 		}
 	}
 	return out
+}
+
+// claudeMatches tests a claude-dialect matcher against the names Claude
+// Code knows the call of a tool event by (claudeMatchNames).
+func claudeMatches(pattern string, e Event, data map[string]any) bool {
+	if _, ok := data["tool_name"].(string); !ok || e == SessionStart || e == OnContextOverflow {
+		return false
+	}
+	for _, n := range claudeMatchNames(data) {
+		if Matches(pattern, n) {
+			return true
+		}
+	}
+	return false
 }

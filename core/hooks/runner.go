@@ -224,7 +224,7 @@ func readCapped(r *os.File, max int, log io.Writer, logMax int64) <-chan capture
 // engine has no Sandbox function. A hook that cannot be sandboxed runs
 // unsandboxed with one warning per engine, unless SandboxRequired: then
 // it fails to start and the reason says why.
-func (e *Engine) confiner(h *Hook) func(*exec.Cmd) error {
+func (e *Engine) confiner(h *Hook, read ...string) func(*exec.Cmd) error {
 	if e.opts.Sandbox == nil {
 		return nil
 	}
@@ -238,6 +238,9 @@ func (e *Engine) confiner(h *Hook) func(*exec.Cmd) error {
 		}
 		if h.Extension != "" && h.Dir != "" && !p.Off() {
 			p.Read = append(slices.Clone(p.Read), h.Dir) // its own files, even under a denied path
+		}
+		if len(read) > 0 && !p.Off() {
+			p.Read = append(slices.Clone(p.Read), read...) // its Claude-format transcript, that file alone
 		}
 		err = e.wrap(cmd, p)
 		switch {
