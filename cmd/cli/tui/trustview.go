@@ -79,9 +79,9 @@ func (m *Model) trustPlanned(msg trustPlanned) tea.Cmd {
 	case p.State == TrustNeeded:
 		m.cmds.trust.plan = &p
 	case p.State == TrustApproved:
-		m.info("info", fmt.Sprintf("the workspace %s is approved at this digest already; `ollm trust --revoke` takes it back\n%s", p.Workspace, p.Text))
+		m.info("info", fmt.Sprintf("%s\nthe workspace %s is approved at this digest already; `ollm trust --revoke` takes it back", p.Text, p.Workspace))
 	case p.State == TrustRefused:
-		m.info("error", fmt.Sprintf("the workspace %s cannot be approved: %s\n%s", p.Workspace, p.Why, p.Text))
+		m.info("error", fmt.Sprintf("%s\nthe workspace %s cannot be approved: %s", p.Text, p.Workspace, p.Why))
 	default:
 		m.info("info", p.Why)
 	}
