@@ -42,7 +42,7 @@ func attachSession(root *cobra.Command, f *Factory) {
 		if err != nil {
 			return err
 		}
-		return runSession(cmd.Context(), f, resuming, id)
+		return runSessions(cmd.Context(), f, resuming, id) // session_cmds.go: /resume switches
 	}
 }
 
@@ -179,7 +179,8 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	ui.Attach(sess)
 	ui.Replay(history) // --resume: the user sees what the model remembers
 
-	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root), Models: sessionModels{rt}})
+	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root), Models: sessionModels{rt},
+		Workspace: rt.Workspace.Root, Trust: sessionTrust{f}, Sessions: sessionList{dir: home.Sessions(), current: id}})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
 	go func() { // rt.Warnings are in the banner
 		if err := sess.Start(ctx); err != nil {
@@ -193,7 +194,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return err
 	}
-	return nil
+	return sessionExit(f, m.ResumeTo(), id, rt.Workspace.Root) // session_cmds.go
 }
 
 // sessionState is what the TUI's status line and session commands need
