@@ -55,7 +55,9 @@ func (m *Model) listFiles() {
 		m.info("error", "listing the workspace's files for @: "+err.Error())
 	}
 	for _, f := range files {
-		if !strings.ContainsFunc(f, unicode.IsSpace) { // "@a b" would mention "a"
+		// "@a b" would mention "a"; a name with control characters cannot
+		// be typed and is not drawn.
+		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
 			p.files = append(p.files, f)
 		}
 	}

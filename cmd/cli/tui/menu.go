@@ -287,16 +287,18 @@ func (m *Model) popupView() string {
 			mark = "▸ "
 		}
 		var line string
+		// Names and descriptions come from extensions, MCP servers and the
+		// workspace: drawn as text, never as escape sequences (cards.go clean).
 		if p.kind == "file" {
-			line = mark + "@" + it.Name
+			line = mark + "@" + clean(it.Name)
 		} else {
-			name := "/" + it.Name
+			name := "/" + clean(it.Name)
 			if it.Args != "" {
-				name += " " + it.Args
+				name += " " + clean(it.Args)
 			}
-			line = fmt.Sprintf("%s%-*s %s", mark, nameW, name, it.Description)
+			line = fmt.Sprintf("%s%-*s %s", mark, nameW, name, clean(it.Description))
 			if it.Source != "" {
-				line += stDim.Render("  · " + it.Source)
+				line += stDim.Render("  · " + clean(it.Source))
 			}
 		}
 		line = truncate.StringWithTail(line, uint(w), "…")

@@ -193,3 +193,31 @@ func TestMenuItemsOfRuntime(t *testing.T) {
 		t.Error("help lacks /trust or /resume")
 	}
 }
+
+// What extensions, MCP servers and a hostile repository name is drawn as
+// text: no escape sequence from a description, no file whose name holds
+// one.
+func TestMenuDrawsNoEscapes(t *testing.T) {
+	ws := t.TempDir()
+	for _, name := range []string{"ok.txt", "evil\x1b[2J\x1b[Hname.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", t.TempDir())
+	f := newFake()
+	f.menu = []MenuItem{{Name: "sneaky", Description: "looks fine\x1b[2J\x1b[31mALLOW", Source: "MCP prompt (evil)"}}
+	m := New(f, Options{Width: 100, Height: 40, Style: "notty", Workspace: ws})
+	typeText(m, "/sn")
+	if v := m.View(); strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\x1b[31mALLOW") {
+		t.Fatalf("the menu draws the description's escapes: %q", v)
+	}
+	mustContain(t, plain(m), "/sneaky", "looks fine")
+	m.resetInput()
+	typeText(m, "@")
+	v := m.View()
+	mustContain(t, plain(m), "@ok.txt")
+	if strings.Contains(v, "evil") {
+		t.Fatalf("a file name with escapes is offered: %q", v)
+	}
+}

@@ -146,14 +146,14 @@ func (m *Model) resumeView() string {
 		if i == r.sel {
 			mark = "▸ "
 		}
-		title := s.Title
+		title := clean(s.Title)
 		if title == "" {
 			title = "(no prompt)"
 		}
 		if s.Current {
 			title += " (this session)"
 		}
-		line := fmt.Sprintf("%s%s  %-40s  %s", mark, s.Time.Local().Format("2006-01-02 15:04"), truncate.StringWithTail(title, 40, "…"), s.Workspace)
+		line := fmt.Sprintf("%s%s  %-40s  %s", mark, s.Time.Local().Format("2006-01-02 15:04"), truncate.StringWithTail(title, 40, "…"), clean(s.Workspace))
 		line = truncate.StringWithTail(line, uint(max(w-2, 10)), "…")
 		if i == r.sel {
 			line = stTitle.Render(line)

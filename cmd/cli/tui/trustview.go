@@ -73,6 +73,8 @@ func (m *Model) trustCommand() tea.Cmd {
 func (m *Model) trustPlanned(msg trustPlanned) tea.Cmd {
 	m.cmds.trust.loading = false
 	p := msg.plan
+	// The plan quotes the workspace's own files: drawn as text (cards.go).
+	p.Text, p.Why, p.Workspace = cleanBlock(p.Text), cleanBlock(p.Why), clean(p.Workspace)
 	switch {
 	case msg.err != nil:
 		m.info("error", "/trust: "+msg.err.Error())
