@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -49,5 +50,16 @@ func TestWorkspaceFiles(t *testing.T) {
 	got, more, _ = WorkspaceFiles(context.Background(), root, 2)
 	if len(got) != 2 || !more {
 		t.Errorf("limit 2: %q more=%v", got, more)
+	}
+}
+
+// BenchmarkWorkspaceFiles lists GOROOT (about 15,000 entries) up to the
+// TUI's limit of 10,000, as the "@" menu does when it opens.
+func BenchmarkWorkspaceFiles(b *testing.B) {
+	root := runtime.GOROOT()
+	for b.Loop() {
+		if _, _, err := WorkspaceFiles(context.Background(), root, 10000); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
