@@ -64,7 +64,13 @@ servers' states and the context used.
 size and parameters) to pick with the arrow keys and Enter; /model NAME
 switches, and asks to pull NAME into Ollama first when it is not
 installed, with a progress bar. ` + "`ollm model list|pull`" + ` do the same
-from a shell.`
+from a shell.
+
+Typing / opens a menu of every command (built-in, extensions', skills,
+Claude and Gemini CLI commands, MCP prompts); @ completes a workspace
+file, whose contents go with the prompt. /trust reviews and approves the
+workspace in place; /resume switches to a saved session. The exit prints
+the ` + "`ollm --resume ID`" + ` that comes back to this one.`
 
 // runSession runs the interactive session in the terminal.
 func runSession(ctx context.Context, f *Factory, resuming bool, resume string) error {
