@@ -60,6 +60,7 @@ type popupState struct {
 	kind   string // "" closed, "cmd", "file"
 	value  string // the input it was computed for
 	at     string // the input and cursor it was computed for
+	recall bool   // a key that may bring back a prompt from the history went to the input
 	query  string // what it is narrowed by
 	items  []MenuItem
 	sel    int
@@ -123,6 +124,10 @@ func (m *Model) syncPopup() {
 		return
 	}
 	p.at = at
+	if p.recall && v != p.value { // a prompt from the history: no menu on it
+		p.closed = v
+	}
+	p.recall = false
 	if v != p.closed {
 		p.closed = ""
 	}
@@ -202,6 +207,9 @@ func (m *Model) popupKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	m.syncPopup()
 	p := &m.cmds.pop
 	if p.kind == "" {
+		// ↑/↓ and Ctrl-R walk the history (input.go): a "/command" they
+		// bring back opens no menu, so the next ↑ goes on walking.
+		p.recall = k.Type == tea.KeyUp || k.Type == tea.KeyDown || k.Type == tea.KeyCtrlR || m.in.search != nil
 		return nil, false
 	}
 	switch k.Type {

@@ -115,17 +115,33 @@ func TestMenuEnterAndEsc(t *testing.T) {
 	mustContain(t, plain(m), "no command matches /zzz")
 }
 
-// With the menu closed, ↑ still walks the history (input.go).
+// With the menu closed, ↑ still walks the history (input.go); a
+// "/command" it brings back opens no menu, so ↑ goes on walking; typing
+// on it opens the menu again.
 func TestMenuLeavesHistory(t *testing.T) {
 	m, f := menuModel(t)
 	typeText(m, "hello")
 	send(m, key(tea.KeyEnter))
 	f.events <- TurnDone{}
 	send(m, <-f.events)
+	typeText(m, "/tools")
+	send(m, key(tea.KeyEnter))
 	send(m, key(tea.KeyUp))
-	if got := m.input.Value(); got != "hello" {
+	if got := m.input.Value(); got != "/tools" {
 		t.Fatalf("↑ gave %q", got)
 	}
+	mustNotContain(t, plain(m), "tab complete")
+	send(m, key(tea.KeyUp))
+	if got := m.input.Value(); got != "hello" {
+		t.Fatalf("the second ↑ gave %q", got)
+	}
+	send(m, key(tea.KeyDown))
+	if got := m.input.Value(); got != "/tools" {
+		t.Fatalf("↓ gave %q", got)
+	}
+	mustNotContain(t, plain(m), "tab complete")
+	send(m, key(tea.KeyBackspace))
+	mustContain(t, plain(m), "▸ /tools")
 }
 
 // "@" completes the workspace's files, without what .gitignore ignores
