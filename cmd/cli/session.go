@@ -42,7 +42,7 @@ func attachSession(root *cobra.Command, f *Factory) {
 		if err != nil {
 			return err
 		}
-		return runSession(cmd.Context(), f, resuming, id)
+		return runSessions(cmd.Context(), f, resuming, id) // session_cmds.go: /resume switches
 	}
 }
 
@@ -64,7 +64,13 @@ servers' states and the context used.
 size and parameters) to pick with the arrow keys and Enter; /model NAME
 switches, and asks to pull NAME into Ollama first when it is not
 installed, with a progress bar. ` + "`ollm model list|pull`" + ` do the same
-from a shell.`
+from a shell.
+
+Typing / opens a menu of every command (built-in, extensions', skills,
+Claude and Gemini CLI commands, MCP prompts); @ completes a workspace
+file, whose contents go with the prompt. /trust reviews and approves the
+workspace in place; /resume switches to a saved session. The exit prints
+the ` + "`ollm --resume ID`" + ` that comes back to this one.`
 
 // runSession runs the interactive session in the terminal.
 func runSession(ctx context.Context, f *Factory, resuming bool, resume string) error {
@@ -179,7 +185,8 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	ui.Attach(sess)
 	ui.Replay(history) // --resume: the user sees what the model remembers
 
-	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root), Models: sessionModels{rt}})
+	m := tui.New(ui, tui.Options{Style: glamourStyle(), HistoryFile: home.InputHistory(rt.Workspace.Root), Models: sessionModels{rt},
+		Workspace: rt.Workspace.Root, Trust: sessionTrust{f}, Sessions: sessionList{dir: home.Sessions(), current: id}})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
 	go func() { // rt.Warnings are in the banner
 		if err := sess.Start(ctx); err != nil {
@@ -193,7 +200,7 @@ func runSession(ctx context.Context, f *Factory, resuming bool, resume string) e
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return err
 	}
-	return nil
+	return sessionExit(f, m.ResumeTo(), id, rt.Workspace.Root) // session_cmds.go
 }
 
 // sessionState is what the TUI's status line and session commands need

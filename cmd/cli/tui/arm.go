@@ -41,6 +41,8 @@ func (m *Model) dialogID() string {
 		return "confirm:" + m.confirm[0].ID
 	case m.orientDialogID() != "":
 		return m.orientDialogID()
+	case m.cmdsDialogID() != "": // menu.go
+		return m.cmdsDialogID()
 	}
 	return ""
 }

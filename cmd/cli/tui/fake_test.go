@@ -33,6 +33,7 @@ type fakeRuntime struct {
 	cmdOut    string
 	cmdErr    error
 	status    Status
+	menu      []MenuItem // menu_test.go
 }
 
 func newFake() *fakeRuntime {
@@ -64,7 +65,8 @@ func (f *fakeRuntime) Command(c Command) (string, bool, error) {
 	}
 	return f.cmdOut, started, nil
 }
-func (f *fakeRuntime) Status() Status { return f.status }
+func (f *fakeRuntime) Status() Status       { return f.status }
+func (f *fakeRuntime) Commands() []MenuItem { return f.menu }
 
 var errFake = errors.New("fake failure")
 

@@ -24,6 +24,11 @@ type Options struct {
 	// Models lists and pulls models for /model (models.go); nil: /model
 	// goes to the runtime only.
 	Models Models
+	// menu.go, mentions.go, trustview.go, resume.go: the workspace whose
+	// files "@" completes ("" none); /trust; /resume's saved sessions.
+	Workspace string
+	Trust     Trust
+	Sessions  Sessions
 }
 
 // entry is one block of the conversation.
@@ -83,6 +88,7 @@ type Model struct {
 	ticking   bool        // a spinner tick is in flight
 	busySince time.Time   // when the running turn or job started
 	orient    orientState // banner and model picker (banner.go, models.go)
+	cmds      cmdsState   // the / and @ menus, /trust, /resume (menu.go)
 }
 
 // New returns the model for rt.
@@ -139,7 +145,7 @@ func (m *Model) resize(w, h int) {
 }
 
 func (m *Model) layout() {
-	bottom := m.inputShown() + 2 // input + status + separator
+	bottom := m.inputShown() + 2 + m.popupRows() // input + status + separator + the / or @ menu
 	if d := m.dialog(); d != "" {
 		bottom = lineCount(d) + 1
 	}
@@ -180,6 +186,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case modelsListed, pullProgress, pullDone: // models.go
 		cmds = append(cmds, m.orientMsg(msg))
+	case cmdsMsg: // trustview.go, resume.go
+		cmds = append(cmds, m.cmdsMsg(msg))
 	case Event:
 		m.handle(msg)
 		if _, end := msg.(SessionEnded); end {
@@ -395,6 +403,12 @@ func (m *Model) key(k tea.KeyMsg) (tea.Cmd, bool) {
 	if m.orientModal() { // the model picker or the pull question (models.go)
 		return m.orientKey(k)
 	}
+	if m.cmdsModal() { // /trust's dialog or /resume's picker (menu.go)
+		return m.cmdsKey(k)
+	}
+	if cmd, ok := m.popupKey(k); ok { // the / or @ menu (menu.go)
+		return cmd, true
+	}
 	if cmd, ok := m.inputKey(k); ok {
 		return cmd, true
 	}
@@ -477,6 +491,9 @@ func (m *Model) submit() tea.Cmd {
 	default:
 		m.entries = append(m.entries, &entry{kind: "user", text: strings.TrimSpace(line)})
 		if cmd, ok := m.modelCommand(c); ok { // /model [NAME] lists or pulls (models.go)
+			return cmd
+		}
+		if cmd, ok := m.cmdsCommand(c); ok { // /trust, /resume (menu.go)
 			return cmd
 		}
 		out, started, err := m.rt.Command(c)

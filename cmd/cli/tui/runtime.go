@@ -26,6 +26,10 @@ type Runtime interface {
 	Command(c Command) (text string, started bool, err error)
 	// Status is the current status line data.
 	Status() Status
+	// Commands lists the session's own commands for the "/" menu
+	// (menu.go): extensions' commands, skills, Claude and Gemini CLI
+	// commands, MCP prompts.
+	Commands() []MenuItem
 }
 
 // Status is what the status line shows.

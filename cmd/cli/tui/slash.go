@@ -20,7 +20,9 @@ const (
 	CmdClear   CommandKind = "clear"
 	CmdCompact CommandKind = "compact"
 	CmdQuit    CommandKind = "quit"
-	CmdSkill   CommandKind = "skill" // /<skill> [args]: Name is the skill
+	CmdSkill   CommandKind = "skill"  // /<skill> [args]: Name is the skill
+	CmdTrust   CommandKind = "trust"  // trustview.go
+	CmdResume  CommandKind = "resume" // resume.go
 )
 
 // Command is a parsed slash command.
@@ -43,10 +45,12 @@ var builtins = map[string]CommandKind{
 	"clear":   CmdClear,
 	"compact": CmdCompact,
 	"quit":    CmdQuit, "exit": CmdQuit, "q": CmdQuit,
+	"trust":  CmdTrust,
+	"resume": CmdResume,
 }
 
 // takesArgs lists the builtins that accept arguments.
-var takesArgs = map[CommandKind]bool{CmdModel: true, CmdSkill: true, CmdCompact: true, CmdMCP: true, CmdExt: true}
+var takesArgs = map[CommandKind]bool{CmdModel: true, CmdSkill: true, CmdCompact: true, CmdMCP: true, CmdExt: true, CmdResume: true}
 
 // HelpText lists the slash commands.
 const HelpText = `/help              this list
@@ -59,7 +63,10 @@ const HelpText = `/help              this list
 /model [name]      show or switch the model
 /clear             clear the screen and start a new conversation
 /compact           summarize the conversation to free context
+/trust             review what this workspace runs and approve it
+/resume [id]       switch to a saved session (a picker without an id)
 /quit              end the session
+Type / for a menu of every command, @ to attach a workspace file.
 Keys: Enter send · Alt-Enter/Ctrl-J newline · Up/Down history · Ctrl-R search history · Ctrl-G editor · Ctrl-C cancel turn (twice when idle: quit) · PgUp/PgDn scroll`
 
 // ParseCommand parses one line of input. A line that does not start with

@@ -259,6 +259,8 @@ func (m *Model) dialog() string {
 		return m.confirmView(m.confirm[0])
 	case m.orientModal():
 		return m.pickerView()
+	case m.cmdsModal(): // /trust, /resume (menu.go)
+		return m.cmdsDialog()
 	}
 	return ""
 }
@@ -577,6 +579,7 @@ func (m *Model) View() string {
 	if d := m.dialog(); d != "" {
 		b.WriteString(d)
 	} else {
+		b.WriteString(m.popupView()) // the / or @ menu (menu.go)
 		b.WriteString(m.statusLine())
 		b.WriteByte('\n')
 		b.WriteString(m.inputView())
