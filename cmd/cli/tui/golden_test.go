@@ -56,6 +56,10 @@ var sceneList = []scene{
 			Kind: "edit", Risk: "medium", Diff: b.String(), Reason: "approval mode default asks before edits", Locations: []string{"cart/cart.go"}}}
 		send(m, ToolStarted{ID: "c1", Name: "edit_file", Args: raw(`{"path":"cart/cart.go","edits":[{}]}`)}, c)
 	}},
+	{"slash-menu", "Typing `/` opens every command with what it does; typing more narrows it, Tab completes.", func(m *Model) {
+		send(m, Banner{Workspace: "/home/you/src/shop", Model: "qwen3:8b", Provider: "ollama", Generation: 4, Trust: "approved"})
+		typeText(m, "/")
+	}},
 	{"model-picker", "`/model` lists the installed models to pick from; one that is not installed is pulled with a progress bar.", func(m *Model) {
 		m.opt.Models = &fakeModels{list: []llm.InstalledModel{
 			{Name: "llama3.2:3b", Size: 2019393189, ParameterSize: "3.2B", Quantization: "Q4_K_M"},
