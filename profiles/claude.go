@@ -220,6 +220,8 @@ func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage,
 				Command string   `json:"command"`
 				Timeout *float64 `json:"timeout"`
 				Async   bool     `json:"async"`
+				If      string   `json:"if"`
+				Shell   string   `json:"shell"`
 			} `json:"hooks"`
 		}
 		if err := json.Unmarshal(raw[ev], &groups); err != nil {
@@ -252,6 +254,15 @@ func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage,
 					out.skipped = append(out.skipped, schema.ImportItem{What: "hook " + ev + " without a command", Pos: pos,
 						Why: "a command hook needs a command"})
 					continue
+				}
+				// Loaded, with a word for each field ollm does not apply.
+				if hk.If != "" {
+					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s field if %q", ev, hk.If), Pos: at(ev, gi, "hooks", hi, "if"),
+						Why: "not applied: the hook runs for every call its matcher selects; narrow the matcher to keep it to fewer calls"})
+				}
+				if hk.Shell != "" && hk.Shell != "bash" && hk.Shell != "sh" {
+					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s field shell %q", ev, hk.Shell), Pos: at(ev, gi, "hooks", hi, "shell"),
+						Why: "not applied: the command runs with sh -c; call the shell in the command (" + hk.Shell + " -c '...') to use it"})
 				}
 				n++
 				timeout := claudeDefaultTimeout

@@ -205,3 +205,29 @@ func TestValidateMarketplace(t *testing.T) {
 		t.Error("an invalid plugin.json validated")
 	}
 }
+
+// A hook's `if` and `shell` fields are not applied: the hook loads, and
+// each field is named once with what happens instead.
+func TestClaudeHookFieldsNotApplied(t *testing.T) {
+	e := newEnv(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(e.home.Dir, "claude"))
+	e.write("ws/.claude/settings.json", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "guard.sh", "if": "Bash(rm *)", "shell": "zsh"}]}]}}`)
+	r, err := Load(e.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Profile.Hooks.Definitions) != 1 || r.Profile.Hooks.Definitions[0].Command != "guard.sh" {
+		t.Fatalf("the hook did not load: %+v", r.Profile.Hooks.Definitions)
+	}
+	var all []string
+	for _, p := range r.Problems {
+		all = append(all, p.Pos+" "+p.Message)
+	}
+	for _, w := range []string{`hook PreToolUse field if "Bash(rm *)" skipped: not applied: the hook runs for every call its matcher selects`,
+		`hook PreToolUse field shell "zsh" skipped: not applied: the command runs with sh -c`} {
+		if !strings.Contains(strings.Join(all, "\n"), w) {
+			t.Errorf("no warning %q in\n%s", w, strings.Join(all, "\n"))
+		}
+	}
+}
