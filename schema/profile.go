@@ -72,9 +72,14 @@ type Hooks struct {
 	// AllowEnv names variables of ollm's environment (names or globs)
 	// every hook is given besides sandbox.BaseEnv: for hooks that cannot
 	// declare env (.claude/settings.json, Gemini extensions).
-	AllowEnv    []string                `json:"allowEnv,omitempty"`
-	Extensions  map[string]HookOverride `json:"extensions,omitempty"`
-	Definitions []Hook                  `json:"definitions,omitempty"`
+	AllowEnv []string `json:"allowEnv,omitempty"`
+	// MaxMemoryMB and MaxFileSizeMB bound every hook process: what it may
+	// allocate (RLIMIT_DATA) and the largest file it may write
+	// (RLIMIT_FSIZE), in MiB; 0 is no bound.
+	MaxMemoryMB   int                     `json:"maxMemoryMB"`
+	MaxFileSizeMB int                     `json:"maxFileSizeMB"`
+	Extensions    map[string]HookOverride `json:"extensions,omitempty"`
+	Definitions   []Hook                  `json:"definitions,omitempty"`
 }
 
 // HookOverride adjusts the hooks of one extension.

@@ -25,6 +25,10 @@ type Options struct {
 	Session        Session       // session id and working directory
 	LogDir         string        // where stderr logs go (store.Home.Logs()); "" discards
 	MaxOutput      int           // stdout cap per run; 0 means DefaultMaxOutput
+	// MaxMemory and MaxFileSize bound each hook process (bytes; 0: no
+	// bound): RLIMIT_DATA, what it may allocate, and RLIMIT_FSIZE, the
+	// largest file it may write (hooks.maxMemoryMB, hooks.maxFileSizeMB).
+	MaxMemory, MaxFileSize int64
 	// AllowEnv (hooks.allowEnv) names variables of ollm's environment,
 	// exact or globs, every hook is given besides sandbox.BaseEnv.
 	AllowEnv []string
@@ -298,7 +302,7 @@ func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte, t
 	return runProcess(ctx, runSpec{
 		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
 		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,
-		Confine: e.confiner(h, nonEmpty(transcript)...),
+		Confine: e.confiner(h, nonEmpty(transcript)...), MaxData: e.opts.MaxMemory, MaxFileSize: e.opts.MaxFileSize,
 	})
 }
 

@@ -247,6 +247,9 @@ func (p *persistentProc) start() (*conn, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start persistent hook %s: %w", h.QualifiedName(), err)
 	}
+	if cmd.Path != sandboxedPath {
+		limitProcess(cmd.Process.Pid, e.opts.MaxMemory, e.opts.MaxFileSize)
+	}
 	c := &conn{cmd: cmd, proc: proc, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
 		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame}
 	if logf != nil {

@@ -141,6 +141,7 @@ func ProfileOptions(p schema.Hooks, o Options) Options {
 	o.Enabled = p.Enabled
 	o.TrustWorkspace = p.TrustWorkspace
 	o.AllowEnv = p.AllowEnv
+	o.MaxMemory, o.MaxFileSize = int64(p.MaxMemoryMB)<<20, int64(p.MaxFileSizeMB)<<20
 	if p.Timeout > 0 {
 		o.Timeout = time.Duration(p.Timeout) * time.Millisecond
 	}

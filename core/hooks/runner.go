@@ -41,6 +41,10 @@ type runSpec struct {
 	// Confine, when set, rewrites the command before it starts (the
 	// sandbox); an error keeps it from starting.
 	Confine func(*exec.Cmd) error
+	// MaxData and MaxFileSize bound the process (bytes; 0: no bound):
+	// the sandbox sets them before its exec; an unsandboxed process gets
+	// them right after its start (prlimit).
+	MaxData, MaxFileSize int64
 }
 
 // commandLine turns a hook definition into a program and arguments. A
@@ -86,6 +90,9 @@ func runProcess(ctx context.Context, s runSpec) RunOutput {
 		p.closeParentEnds()
 		out.StartErr = err
 		return out
+	}
+	if cmd.Path != sandboxedPath {
+		limitProcess(cmd.Process.Pid, s.MaxData, s.MaxFileSize)
 	}
 	go func() { _, _ = p.inW.Write(s.Stdin); _ = p.inW.Close() }()
 	stdout := readCapped(p.outR, s.MaxStdout, nil, 0)
@@ -241,6 +248,9 @@ func (e *Engine) confiner(h *Hook, read ...string) func(*exec.Cmd) error {
 		}
 		if len(read) > 0 && !p.Off() {
 			p.Read = append(slices.Clone(p.Read), read...) // its Claude-format transcript, that file alone
+		}
+		if !p.Off() {
+			p.MaxData, p.MaxFileSize = e.opts.MaxMemory, e.opts.MaxFileSize
 		}
 		err = e.wrap(cmd, p)
 		switch {

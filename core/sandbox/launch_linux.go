@@ -299,6 +299,12 @@ func encode(exe string, p Policy, s Support, ns shared, agents []string) (string
 	if err := line('X', exe); err != nil {
 		return "", err
 	}
+	if p.MaxData > 0 {
+		fmt.Fprintf(&b, "l\tdata=%d\n", p.MaxData)
+	}
+	if p.MaxFileSize > 0 {
+		fmt.Fprintf(&b, "l\tfsize=%d\n", p.MaxFileSize)
+	}
 	for _, r := range p.Read {
 		if err := line('R', r); err != nil {
 			return "", err

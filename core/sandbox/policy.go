@@ -43,6 +43,11 @@ type Policy struct {
 	// SSHAgent lets the process reach the user's ssh-agent ($SSH_AUTH_SOCK);
 	// otherwise its socket is covered, with or without network.
 	SSHAgent bool `json:"sshAgent,omitempty"`
+	// MaxData and MaxFileSize, when set, are the process's RLIMIT_DATA
+	// (the memory it may allocate) and RLIMIT_FSIZE (the largest file it
+	// may write), in bytes, set just before its exec (hooks).
+	MaxData     int64 `json:"maxData,omitempty"`
+	MaxFileSize int64 `json:"maxFileSize,omitempty"`
 }
 
 // Off reports whether the policy runs the process unsandboxed.

@@ -49,6 +49,10 @@
 //   i <path>   a hierarchy whose unix sockets stay reachable (the workspace)
 //   u <path>   a unix socket to cover whatever else the spec says (the
 //              user's ssh-agent)
+//   l data=<bytes>, l fsize=<bytes>
+//              RLIMIT_DATA (memory) and RLIMIT_FSIZE (the largest file it
+//              may write), set just before the exec (hooks.memoryMB,
+//              hooks.fileSizeMB)
 //   V <n>      (ollm_spawn) ollm vouches that no path the spec names
 //              changed since a start that gave the same n: a kept view
 //              with the same lines and n is used without its stats
@@ -88,6 +92,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -167,6 +172,8 @@ struct spec {
 	// ollm_spawn: ollm vouches that no path this spec names changed
 	// since the last start that gave the same number (0: no word).
 	unsigned long long vouched;
+	// l lines: resource limits set just before the exec (0: none).
+	unsigned long long maxdata, maxfsize;
 };
 
 // say writes "ollm sandbox: " and the pieces (NULL ends them) as one line
@@ -254,6 +261,10 @@ static int parse(char *text, struct spec *s) {
 		case 'i': if (arg && s->nsockok < MAX_RULES) s->sockok[s->nsockok++] = arg; break;
 		case 'u': if (arg && s->nsockhide < MAX_RULES) s->sockhide[s->nsockhide++] = arg; break;
 		case 'V': s->vouched = arg ? strtoull(arg, NULL, 10) : 0; break;
+		case 'l':
+			if (arg && strncmp(arg, "data=", 5) == 0) s->maxdata = strtoull(arg + 5, NULL, 10);
+			if (arg && strncmp(arg, "fsize=", 6) == 0) s->maxfsize = strtoull(arg + 6, NULL, 10);
+			break;
 		}
 	}
 	if (!s->exe && !s->keeper) {
@@ -819,12 +830,27 @@ static void mounts(struct spec *s, char *sockets) {
 	private_pts();
 }
 
+// limit lowers a resource limit to max (0: leaves it); never raises one.
+static void limit(int resource, unsigned long long max, const char *what) {
+	struct rlimit r;
+	if (max == 0 || getrlimit(resource, &r) != 0)
+		return;
+	if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > max)
+		r.rlim_cur = max;
+	if (r.rlim_max == RLIM_INFINITY || r.rlim_max > max)
+		r.rlim_max = max;
+	if (setrlimit(resource, &r) != 0)
+		die("set the limit of", what);
+}
+
 // confine is the last steps before the exec, in the namespaces already:
 // the spec's directory, no capability, the Landlock ruleset (rules, a
 // kept one, or -1: built here) and the seccomp filter.
 static void confine(struct spec *s, int rules) {
 	if (s->dir && chdir(s->dir) != 0)
 		die("chdir", s->dir);
+	limit(RLIMIT_DATA, s->maxdata, "memory (RLIMIT_DATA)");
+	limit(RLIMIT_FSIZE, s->maxfsize, "file size (RLIMIT_FSIZE)");
 	drop_caps();
 	if (rules >= 0)
 		restrict_self(rules);
@@ -977,7 +1003,7 @@ static char *view_key(const char *spec_text, const char *sockets, size_t *len) {
 	for (const char *line = spec_text; *line;) {
 		const char *end = strchr(line, '\n');
 		size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
-		if (line[0] != 'X' && line[0] != 'V')
+		if (line[0] != 'X' && line[0] != 'V' && line[0] != 'l')
 			put(&b, line, n);
 		line += n;
 	}
