@@ -110,10 +110,18 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 		}
 	}
 	for _, x := range p.Exts {
-		if !x.Active || x.Context == "" {
+		context := x.Context
+		if context == "" && x.Format == "gemini" {
+			// Gemini CLI reads an extension's GEMINI.md when its manifest
+			// names no contextFileName.
+			if _, err := os.Lstat(filepath.Join(x.Dir, "GEMINI.md")); err == nil {
+				context = "GEMINI.md"
+			}
+		}
+		if !x.Active || context == "" {
 			continue
 		}
-		path := x.Context
+		path := context
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(x.Dir, path)
 		}

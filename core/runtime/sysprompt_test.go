@@ -131,3 +131,22 @@ func TestSystemPromptClaudeLocations(t *testing.T) {
 		t.Errorf("linked .claude: notes %q, prompt:\n%s", notes, got)
 	}
 }
+
+// A Gemini CLI extension whose manifest names no contextFileName gives
+// the model its GEMINI.md, as Gemini CLI does; an ollm extension without
+// one gives nothing.
+func TestSystemPromptGeminiDefaultContext(t *testing.T) {
+	gem, own := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(gem, "GEMINI.md"), []byte("gemini extension rules"), 0o644)
+	os.WriteFile(filepath.Join(own, "GEMINI.md"), []byte("not asked for"), 0o644)
+	got, notes := systemPrompt(promptParts{Root: t.TempDir(), Exts: []ext.Info{
+		{Name: "gem", Dir: gem, Format: "gemini", Active: true},
+		{Name: "own", Dir: own, Format: "ollm", Active: true},
+	}})
+	if !strings.Contains(got, "## Context from extension gem (GEMINI.md)\n\ngemini extension rules") {
+		t.Errorf("the Gemini extension's GEMINI.md is not in the prompt:\n%s", got)
+	}
+	if strings.Contains(got, "not asked for") || len(notes) != 0 {
+		t.Errorf("an ollm extension's GEMINI.md was read, or notes %q", notes)
+	}
+}
