@@ -323,7 +323,7 @@ func (v *Verifier) pruneHints() {
 		return
 	}
 	for _, d := range des {
-		if _, err := os.Lstat(filepath.Join(v.CAS.Dir, d.Name())); os.IsNotExist(err) {
+		if _, err := os.Lstat(v.CAS.EntryDir(d.Name())); os.IsNotExist(err) {
 			_ = os.Remove(filepath.Join(v.Hints, d.Name()))
 		}
 	}
