@@ -24,43 +24,73 @@ import (
 // file names can contain a NUL byte.
 const ExecEntry = "\x00exec"
 
-// HashDir returns the h1 hash of the regular files under dir: Go's
-// dirhash.Hash1 over the slash-separated relative paths, plus, when any file
-// is executable, one entry named ExecEntry whose content is the sorted list
-// of executable paths, one per line. A tree without executables hashes
-// exactly as dirhash.Hash1 of its files. Symlinks and other special files
-// are refused: the store holds plain files only.
+// HashDir returns the h1 hash of the files under dir: Go's dirhash.Hash1
+// over the slash-separated relative paths, plus, when any file is
+// executable, one entry named ExecEntry whose content is the sorted list
+// of executable paths, one per line, and when any is a symbolic link, one
+// entry named LinkEntry listing them (a link is hashed as a file holding
+// its target's text). A tree of plain files hashes exactly as
+// dirhash.Hash1 of its files. A link that is absolute, leads out of the
+// tree or points to nothing is refused (*LinkError), and so is any other
+// special file: the store holds plain files and links inside itself only.
 func HashDir(dir string) (string, error) {
-	files, exec, err := listTree(dir)
+	files, exec, links, err := listTree(dir)
 	if err != nil {
 		return "", err
 	}
-	return HashFiles(files, exec, func(name string) (io.ReadCloser, error) {
+	return hashFiles(files, exec, links, func(name string) (io.ReadCloser, error) {
+		if t, ok := links[name]; ok {
+			return io.NopCloser(strings.NewReader(t)), nil
+		}
 		return os.Open(filepath.Join(dir, filepath.FromSlash(name)))
 	})
 }
 
-// HashFiles is HashDir over any tree: files are slash-separated paths,
-// exec the subset that is executable, open reads one file.
+// HashFiles is HashDir over any tree of regular files: files are
+// slash-separated paths, exec the subset that is executable, open reads
+// one file.
 func HashFiles(files, exec []string, open func(string) (io.ReadCloser, error)) (string, error) {
+	return hashFiles(files, exec, nil, open)
+}
+
+// hashFiles is HashFiles with links (path to target text), which are in
+// files too.
+func hashFiles(files, exec []string, links map[string]string, open func(string) (io.ReadCloser, error)) (string, error) {
 	list := append([]string(nil), files...)
-	var modes string
+	var modes, linked string
 	if len(exec) > 0 {
 		sorted := append([]string(nil), exec...)
 		sort.Strings(sorted)
 		modes = strings.Join(sorted, "\n") + "\n"
 		list = append(list, ExecEntry)
 	}
+	if len(links) > 0 {
+		linked = strings.Join(sortedKeys(links), "\n") + "\n"
+		list = append(list, LinkEntry)
+	}
 	return dirhash.Hash1(list, func(name string) (io.ReadCloser, error) {
-		if name == ExecEntry {
+		switch name {
+		case ExecEntry:
 			return io.NopCloser(strings.NewReader(modes)), nil
+		case LinkEntry:
+			return io.NopCloser(strings.NewReader(linked)), nil
 		}
 		return open(name)
 	})
 }
 
-// listTree walks dir and returns its regular files and the executable ones.
-func listTree(dir string) (files, exec []string, err error) {
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listTree walks dir and returns its files (links included), the
+// executable ones and the links with their targets.
+func listTree(dir string) (files, exec []string, links map[string]string, err error) {
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -70,8 +100,19 @@ func listTree(dir string) (files, exec []string, err error) {
 		switch {
 		case d.IsDir():
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := checkLink(dir, rel)
+			if err != nil {
+				return err
+			}
+			if links == nil {
+				links = map[string]string{}
+			}
+			links[rel] = target
+			files = append(files, rel)
+			return nil
 		case !d.Type().IsRegular():
-			return fmt.Errorf("%s: %s is not a regular file (symlinks and special files are not allowed in an extension)", dir, rel)
+			return fmt.Errorf("%s: %s is not a regular file (special files are not allowed in an extension)", dir, rel)
 		}
 		files = append(files, rel)
 		fi, err := d.Info()
@@ -83,7 +124,7 @@ func listTree(dir string) (files, exec []string, err error) {
 		}
 		return nil
 	})
-	return files, exec, err
+	return files, exec, links, err
 }
 
 // ChecksumError is a tree whose hash is not the one the lock pins. It is a
@@ -377,6 +418,9 @@ func readOnlyTree(root string) error {
 				dirs = append(dirs, p)
 			}
 			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // chmod would follow it
 		}
 		fi, err := d.Info()
 		if err != nil {
