@@ -41,7 +41,7 @@ needed) through the CUE syntax tree, so comments and formatting survive, then
 locks and applies the profile. NAME defaults to the name in the extension's
 manifest. The URL may be https, ssh (git@host:path), file://, a local
 repository path, or owner/repo for a repository on GitHub (as Claude Code's
-and Gemini CLI's installers read it; a local folder of that name wins); the
+/plugin marketplace add reads it; a local folder of that name wins); the
 ref a tag, a branch or a commit (default: the remote's HEAD).
 
 The extension may be an ollm extension (manifest.json), a Gemini CLI

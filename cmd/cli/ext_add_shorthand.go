@@ -8,7 +8,7 @@ import (
 )
 
 // shorthandHost is the git host an `owner/repo` source names, as in
-// Claude Code's and Gemini CLI's own installers.
+// Claude Code's `/plugin marketplace add`.
 const shorthandHost = "github.com"
 
 // shorthandRE is owner/repo: an account name (letters, digits, inner
