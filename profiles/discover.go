@@ -205,7 +205,16 @@ func (c *compiler) loadExtensions(cands []candidate) ([]schema.Extension, []sche
 // unless they come from different roots of that kind (two
 // extensions.directories entries, two --ext paths), where the later wins.
 func samePrecedence(a, b schema.Extension) bool {
-	return filepath.Dir(a.Dir) != filepath.Dir(b.Dir) && (a.Scope == schema.ScopeDirectory || a.Scope == schema.ScopeFlag || a.Scope == schema.ScopeStore)
+	return rootOf(a) != rootOf(b) && (a.Scope == schema.ScopeDirectory || a.Scope == schema.ScopeFlag || a.Scope == schema.ScopeStore)
+}
+
+// rootOf is the root an extension was found in: its folder's parent, or
+// for a store entry (<store>/<hash>/<name>) the store.
+func rootOf(e schema.Extension) string {
+	if e.Scope == schema.ScopeStore {
+		return filepath.Dir(filepath.Dir(e.Dir))
+	}
+	return filepath.Dir(e.Dir)
 }
 
 func manifestProblems(cd candidate, diags []Diagnostic) []schema.Problem {

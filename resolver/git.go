@@ -229,7 +229,9 @@ func (g *GoGit) commit(ctx context.Context, url, sha string) (*object.Commit, er
 }
 
 // Export implements Git: it writes the tracked files of commit, below
-// subdir, into dst. Symlinks and submodules are refused.
+// subdir, into dst. Symbolic links are written as links (the store
+// keeps those that stay inside the tree and refuses the others when it
+// hashes it); submodules are refused.
 func (g *GoGit) Export(ctx context.Context, url, sha, subdir, dst string) error {
 	c, err := g.commit(ctx, url, sha)
 	if err != nil {
@@ -259,10 +261,16 @@ func (e *noDirError) Is(target error) bool { return target == ErrNoDirectory }
 func writeTree(tree *object.Tree, dst string) error {
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
+	// Links are made last, so no file of the tree is ever written
+	// through one.
+	var links [][2]string
 	for {
 		name, e, err := w.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			if err := makeLinks(dst, links); err != nil {
+				return err
+			}
+			return store.CheckLinks(dst)
 		}
 		if err != nil {
 			return err
@@ -278,11 +286,48 @@ func writeTree(tree *object.Tree, dst string) error {
 				return err
 			}
 		case filemode.Symlink:
-			return fmt.Errorf("%s is a symlink; symlinks are not allowed in an extension", name)
+			t, err := readLink(tree, &e)
+			if err != nil {
+				return fmt.Errorf("symbolic link %s: %w", name, err)
+			}
+			links = append(links, [2]string{target, t})
 		case filemode.Submodule:
 			return fmt.Errorf("%s is a git submodule; submodules are not fetched, vendor its files instead", name)
 		}
 	}
+}
+
+// readLink is the target text of a symbolic link's blob.
+func readLink(tree *object.Tree, e *object.TreeEntry) (string, error) {
+	f, err := tree.TreeEntryFile(e)
+	if err != nil {
+		return "", err
+	}
+	return f.Contents()
+}
+
+// makeLinks creates the links (path, target) under dst. A link below
+// another link (a malformed tree) is refused, so creating one never goes
+// through another: every folder on the way is a real one.
+func makeLinks(dst string, links [][2]string) error {
+	isLink := map[string]bool{}
+	for _, l := range links {
+		isLink[l[0]] = true
+	}
+	for _, l := range links {
+		for d := filepath.Dir(l[0]); len(d) > len(dst); d = filepath.Dir(d) {
+			if isLink[d] {
+				return fmt.Errorf("%s is below the symbolic link %s; the tree is malformed", l[0], d)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(l[0]), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(l[1], l[0]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func writeBlob(tree *object.Tree, e *object.TreeEntry, target string, exec bool) error {

@@ -16,11 +16,19 @@ import (
 var ErrPluginSource = errors.New("a plugin source names a Claude Code marketplace entry; only extensions from git have one")
 
 // export writes the tree of e at commit into dst: the files below
-// e.Subdir, or, for a plugin source, the plugin its marketplace entry
-// defines (exportPlugin).
+// e.Subdir (with a plugin.json naming it e.Name when it is a Claude Code
+// plugin without one: defaultPluginJSON), or, for a plugin source, the
+// plugin its marketplace entry defines (exportPlugin).
 func (r *Resolver) export(ctx context.Context, kind Kind, url, commit string, e schema.LockedSource, dst string) error {
 	if e.Plugin == "" {
-		return r.Git.Export(ctx, url, commit, e.Subdir, dst)
+		if err := r.Git.Export(ctx, url, commit, e.Subdir, dst); err != nil || kind != KindExtension {
+			return err
+		}
+		name := e.Name
+		if name == "" {
+			name = folderName(url, e.Subdir)
+		}
+		return defaultPluginJSON(dst, name)
 	}
 	if kind != KindExtension {
 		return ErrPluginSource

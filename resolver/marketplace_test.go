@@ -50,7 +50,7 @@ func TestPluginSourceFromEntry(t *testing.T) {
 		t.Fatalf("locks: %+v vs %+v", la.Extensions, lb.Extensions)
 	}
 	var x = res.Resolved.Extensions[0]
-	if x.Name != "tidy" || x.Format != "claude" || len(x.Manifest.Hooks["PreToolUse"]) != 1 || len(x.Manifest.Skills) != 1 {
+	if x.Name != "tidy" || x.Format != "claude" || len(x.Manifest.Hooks["PreToolUse"]) != 1 || x.Import == nil || len(x.Import.Commands) != 1 {
 		t.Fatalf("resolved: %+v", x)
 	}
 	dir, _ := store.NewCAS(a.home.Store()).Path(got.Hash, "tidy")

@@ -429,9 +429,17 @@ func ManifestName(dir string) (string, error) {
 	return m.Name, err
 }
 
-// copyTree copies the regular files of src (without a top-level .git)
-// into dst, keeping executable bits.
+// copyTree copies the regular files and symbolic links of src (without a
+// top-level .git) into dst, keeping executable bits (the store refuses a
+// link that leads out of the tree when it hashes it).
 func copyTree(src, dst string) error {
+	if err := copyFiles(src, dst); err != nil {
+		return err
+	}
+	return store.CheckLinks(dst)
+}
+
+func copyFiles(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -440,8 +448,15 @@ func copyTree(src, dst string) error {
 		if d.IsDir() {
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(t, filepath.Join(dst, rel))
+		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file (symlinks are not allowed in an extension)", rel)
+			return fmt.Errorf("%s is not a regular file (special files are not allowed in an extension)", rel)
 		}
 		fi, err := d.Info()
 		if err != nil {

@@ -24,43 +24,73 @@ import (
 // file names can contain a NUL byte.
 const ExecEntry = "\x00exec"
 
-// HashDir returns the h1 hash of the regular files under dir: Go's
-// dirhash.Hash1 over the slash-separated relative paths, plus, when any file
-// is executable, one entry named ExecEntry whose content is the sorted list
-// of executable paths, one per line. A tree without executables hashes
-// exactly as dirhash.Hash1 of its files. Symlinks and other special files
-// are refused: the store holds plain files only.
+// HashDir returns the h1 hash of the files under dir: Go's dirhash.Hash1
+// over the slash-separated relative paths, plus, when any file is
+// executable, one entry named ExecEntry whose content is the sorted list
+// of executable paths, one per line, and when any is a symbolic link, one
+// entry named LinkEntry listing them (a link is hashed as a file holding
+// its target's text). A tree of plain files hashes exactly as
+// dirhash.Hash1 of its files. A link that is absolute, leads out of the
+// tree or points to nothing is refused (*LinkError), and so is any other
+// special file: the store holds plain files and links inside itself only.
 func HashDir(dir string) (string, error) {
-	files, exec, err := listTree(dir)
+	files, exec, links, err := listTree(dir)
 	if err != nil {
 		return "", err
 	}
-	return HashFiles(files, exec, func(name string) (io.ReadCloser, error) {
+	return hashFiles(files, exec, links, func(name string) (io.ReadCloser, error) {
+		if t, ok := links[name]; ok {
+			return io.NopCloser(strings.NewReader(t)), nil
+		}
 		return os.Open(filepath.Join(dir, filepath.FromSlash(name)))
 	})
 }
 
-// HashFiles is HashDir over any tree: files are slash-separated paths,
-// exec the subset that is executable, open reads one file.
+// HashFiles is HashDir over any tree of regular files: files are
+// slash-separated paths, exec the subset that is executable, open reads
+// one file.
 func HashFiles(files, exec []string, open func(string) (io.ReadCloser, error)) (string, error) {
+	return hashFiles(files, exec, nil, open)
+}
+
+// hashFiles is HashFiles with links (path to target text), which are in
+// files too.
+func hashFiles(files, exec []string, links map[string]string, open func(string) (io.ReadCloser, error)) (string, error) {
 	list := append([]string(nil), files...)
-	var modes string
+	var modes, linked string
 	if len(exec) > 0 {
 		sorted := append([]string(nil), exec...)
 		sort.Strings(sorted)
 		modes = strings.Join(sorted, "\n") + "\n"
 		list = append(list, ExecEntry)
 	}
+	if len(links) > 0 {
+		linked = strings.Join(sortedKeys(links), "\n") + "\n"
+		list = append(list, LinkEntry)
+	}
 	return dirhash.Hash1(list, func(name string) (io.ReadCloser, error) {
-		if name == ExecEntry {
+		switch name {
+		case ExecEntry:
 			return io.NopCloser(strings.NewReader(modes)), nil
+		case LinkEntry:
+			return io.NopCloser(strings.NewReader(linked)), nil
 		}
 		return open(name)
 	})
 }
 
-// listTree walks dir and returns its regular files and the executable ones.
-func listTree(dir string) (files, exec []string, err error) {
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listTree walks dir and returns its files (links included), the
+// executable ones and the links with their targets.
+func listTree(dir string) (files, exec []string, links map[string]string, err error) {
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -70,8 +100,19 @@ func listTree(dir string) (files, exec []string, err error) {
 		switch {
 		case d.IsDir():
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := checkLink(dir, rel)
+			if err != nil {
+				return err
+			}
+			if links == nil {
+				links = map[string]string{}
+			}
+			links[rel] = target
+			files = append(files, rel)
+			return nil
 		case !d.Type().IsRegular():
-			return fmt.Errorf("%s: %s is not a regular file (symlinks and special files are not allowed in an extension)", dir, rel)
+			return fmt.Errorf("%s: %s is not a regular file (special files are not allowed in an extension)", dir, rel)
 		}
 		files = append(files, rel)
 		fi, err := d.Info()
@@ -83,7 +124,7 @@ func listTree(dir string) (files, exec []string, err error) {
 		}
 		return nil
 	})
-	return files, exec, err
+	return files, exec, links, err
 }
 
 // ChecksumError is a tree whose hash is not the one the lock pins. It is a
@@ -119,19 +160,37 @@ func (e *ChecksumError) Error() string {
 }
 
 // CAS is the content-addressed extension store: one read-only directory
-// per (hash, name), named <hex of the hash>-<name>. Entries appear only
-// by rename after their hash was checked, so no half-written entry is ever
-// visible under its final name.
+// per (hash, name), at <hex of the hash>/<name>, so the extension's folder
+// keeps its own name as the last path element (a Claude Code plugin's
+// Python hooks import their package by it: `from hookify.core import ...`
+// with the plugin's parent on sys.path). Entries appear only by rename
+// after their hash was checked, so no half-written entry is ever visible
+// under its final name. Stores written before this layout held
+// <hex>-<name> directories; Has and Migrate move such an entry to its new
+// place the first time it is asked for.
 type CAS struct{ Dir string }
 
 // NewCAS returns the store rooted at dir (Home.Store()).
 func NewCAS(dir string) *CAS { return &CAS{Dir: dir} }
 
-var entryNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var (
+	entryNameRE = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	hexDirRE    = lazyre.New(`^[0-9a-f]{64}$`)
+	legacyRE    = lazyre.New(`^[0-9a-f]{64}-[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+)
 
-// EntryName is the directory name of (hash, name): the hex of the sha256
-// the h1 hash carries, a dash, and the name.
+// EntryName is the key of (hash, name) in generations, the gc's keep set
+// and the verifier's cache: the hex of the sha256 the h1 hash carries, a
+// dash, and the name. The entry's directory is EntryDir of it.
 func EntryName(hash, name string) (string, error) {
+	hx, err := entryHex(hash, name)
+	if err != nil {
+		return "", err
+	}
+	return hx + "-" + name, nil
+}
+
+func entryHex(hash, name string) (string, error) {
 	if !entryNameRE.MatchString(name) {
 		return "", fmt.Errorf("invalid name %q: use letters, digits, '.', '_' and '-'", name)
 	}
@@ -143,16 +202,62 @@ func EntryName(hash, name string) (string, error) {
 	if err != nil || len(raw) != 32 {
 		return "", fmt.Errorf("%s: malformed hash %q", name, hash)
 	}
-	return hex.EncodeToString(raw) + "-" + name, nil
+	return hex.EncodeToString(raw), nil
+}
+
+// EntryDir is the directory of the entry whose EntryName is key:
+// <store>/<hex>/<name>. A key that is not an EntryName maps to itself
+// under the store.
+func (c *CAS) EntryDir(key string) string {
+	if legacyRE.MatchString(key) {
+		return filepath.Join(c.Dir, key[:64], key[65:])
+	}
+	return filepath.Join(c.Dir, key)
 }
 
 // Path is the directory of (hash, name); it may not exist.
 func (c *CAS) Path(hash, name string) (string, error) {
-	n, err := EntryName(hash, name)
+	hx, err := entryHex(hash, name)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(c.Dir, n), nil
+	return filepath.Join(c.Dir, hx, name), nil
+}
+
+// Migrate moves the entry (hash, name) from the old layout
+// (<store>/<hex>-<name>) to its place (<store>/<hex>/<name>) when only the
+// old one exists. The hash covers the files, not where they are, so the
+// entry is still verified at use as any other.
+func (c *CAS) Migrate(hash, name string) error {
+	dir, err := c.Path(hash, name)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	key, _ := EntryName(hash, name)
+	old := filepath.Join(c.Dir, key)
+	fi, err := os.Lstat(old)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("move store entry %s to %s: %w", old, dir, err)
+	}
+	// A directory needs write permission to move between parents.
+	_ = os.Chmod(old, 0o755)
+	if err := os.Rename(old, dir); err != nil {
+		_ = os.Chmod(old, 0o555)
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) {
+			return nil // a concurrent process moved it
+		}
+		return fmt.Errorf("move store entry %s to %s: %w", old, dir, err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(dir))
 }
 
 // Has reports whether (hash, name) is in the store and its files still
@@ -161,6 +266,9 @@ func (c *CAS) Has(hash, name string) (dir string, ok, corrupt bool, err error) {
 	dir, err = c.Path(hash, name)
 	if err != nil {
 		return "", false, false, err
+	}
+	if err := c.Migrate(hash, name); err != nil {
+		return dir, false, false, err
 	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return dir, false, false, nil
@@ -281,10 +389,16 @@ func (c *CAS) Commit(t *Temp, name, want string) (dir, hash string, err error) {
 	if err := readOnlyTree(t.Tree()); err != nil {
 		return "", "", err
 	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", "", fmt.Errorf("install %s into the store: %w", name, err)
+	}
 	if err := os.Rename(t.Tree(), dir); err != nil {
 		return "", "", fmt.Errorf("install %s into the store: %w", name, err)
 	}
 	if err := os.Chmod(dir, 0o555); err != nil {
+		return "", "", err
+	}
+	if err := syncDir(filepath.Dir(dir)); err != nil {
 		return "", "", err
 	}
 	return dir, hash, syncDir(c.Dir)
@@ -304,6 +418,9 @@ func readOnlyTree(root string) error {
 				dirs = append(dirs, p)
 			}
 			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil // chmod would follow it
 		}
 		fi, err := d.Info()
 		if err != nil {
@@ -358,11 +475,12 @@ func removeAll(root string) error {
 
 // Entry is one directory of the store.
 type Entry struct {
-	Name string // directory name: <hex>-<name>
-	Dir  string
+	Name string // its EntryName: <hex>-<name>
+	Dir  string // <store>/<hex>/<name>, or <store>/<hex>-<name> in the old layout
 }
 
-// Entries lists the store's entries, sorted by directory name.
+// Entries lists the store's entries, sorted by name: those of the layout
+// <hex>/<name> and those of the old one, <hex>-<name>, not yet moved.
 func (c *CAS) Entries() ([]Entry, error) {
 	des, err := os.ReadDir(c.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -376,14 +494,30 @@ func (c *CAS) Entries() ([]Entry, error) {
 		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			continue
 		}
-		out = append(out, Entry{Name: d.Name(), Dir: filepath.Join(c.Dir, d.Name())})
+		dir := filepath.Join(c.Dir, d.Name())
+		if !hexDirRE.MatchString(d.Name()) {
+			out = append(out, Entry{Name: d.Name(), Dir: dir})
+			continue
+		}
+		subs, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(subs) == 0 {
+			// Left by a gc or commit that was interrupted.
+			out = append(out, Entry{Name: d.Name(), Dir: dir})
+		}
+		for _, s := range subs {
+			out = append(out, Entry{Name: d.Name() + "-" + s.Name(), Dir: filepath.Join(dir, s.Name())})
+		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-// GC removes every entry whose directory name is not in keep, plus
-// abandoned temporary directories, and returns the names it removed (or
-// would remove, with dryRun). Hold LockExclusive while calling it.
+// GC removes every entry whose name is not in keep, plus abandoned
+// temporary directories, and returns the names it removed (or would
+// remove, with dryRun). Hold LockExclusive while calling it.
 func (c *CAS) GC(keep map[string]bool, dryRun bool) ([]string, error) {
 	entries, err := c.Entries()
 	if err != nil {
@@ -397,6 +531,9 @@ func (c *CAS) GC(keep map[string]bool, dryRun bool) ([]string, error) {
 		if !dryRun {
 			if err := c.remove(e.Dir); err != nil {
 				return removed, err
+			}
+			if parent := filepath.Dir(e.Dir); parent != c.Dir {
+				_ = os.Remove(parent) // the <hex> folder, once empty
 			}
 		}
 		removed = append(removed, e.Name)

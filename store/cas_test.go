@@ -63,11 +63,21 @@ func TestHashDir(t *testing.T) {
 	if exec2, _ := HashDir(dir); exec2 != exec1 {
 		t.Fatalf("mode 0700 and 0755 hash differently")
 	}
+	// A link inside the tree is hashed as a link: by its target's text,
+	// and never as the regular file holding that text.
 	if err := os.Symlink("manifest.json", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := HashDir(dir); err == nil {
-		t.Fatalf("a symlink was hashed")
+	linked, err := HashDir(dir)
+	if err != nil || linked == exec1 {
+		t.Fatalf("HashDir with a link = %s, %v", linked, err)
+	}
+	_ = os.Remove(filepath.Join(dir, "link"))
+	if err := os.WriteFile(filepath.Join(dir, "link"), []byte("manifest.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if plain, _ := HashDir(dir); plain == linked {
+		t.Fatalf("a link hashes as the file holding its target")
 	}
 }
 

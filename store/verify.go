@@ -126,7 +126,8 @@ func (v *Verifier) Verify(pins []Pin) ([]string, error) {
 			return nil, err
 		}
 		if recs[i] != nil {
-			fresh[filepath.Base(dirs[i])] = *recs[i]
+			key, _ := EntryName(pins[i].Hash, pins[i].Name)
+			fresh[key] = *recs[i]
 		}
 	}
 	if len(fresh) > 0 {
@@ -143,7 +144,10 @@ func (v *Verifier) verify(p Pin) (dir string, rec *verifyRecord, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	entry := filepath.Base(dir)
+	if err := v.CAS.Migrate(p.Hash, p.Name); err != nil {
+		return "", nil, err
+	}
+	entry, _ := EntryName(p.Hash, p.Name)
 	fi, err := os.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -166,7 +170,7 @@ func (v *Verifier) rehash(p Pin, dir string, fi fs.FileInfo) (string, *verifyRec
 	v.mu.Lock()
 	v.rehashed++
 	v.mu.Unlock()
-	entry := filepath.Base(dir)
+	entry, _ := EntryName(p.Hash, p.Name)
 	start := v.now()
 	fp, err := fingerprint(dir, fi)
 	if err != nil {
@@ -267,7 +271,7 @@ func (v *Verifier) save(fresh map[string]verifyRecord) {
 		recs[k] = r
 	}
 	for k := range recs {
-		if _, err := os.Lstat(filepath.Join(v.CAS.Dir, k)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(v.CAS.EntryDir(k)); errors.Is(err, fs.ErrNotExist) {
 			delete(recs, k)
 		}
 	}

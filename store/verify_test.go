@@ -201,7 +201,8 @@ func TestVerifyCacheFiles(t *testing.T) {
 	if err != nil || dirs[0] != "" || dirs[1] == "" {
 		t.Fatalf("Verify = %v, %v", dirs, err)
 	}
-	for _, p := range []string{v.Cache, v.Key, filepath.Join(v.Hints, filepath.Base(dirs[1]))} {
+	key, _ := EntryName(pin.Hash, pin.Name)
+	for _, p := range []string{v.Cache, v.Key, filepath.Join(v.Hints, key)} {
 		fi, err := os.Stat(p)
 		if err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: %v %v", p, fi, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -60,7 +61,7 @@ func walkDir(root, rel string, fn func(string, fs.FileInfo) error) error {
 			if err := walkDir(root, p, fn); err != nil {
 				return err
 			}
-		case fi.Mode().IsRegular():
+		case fi.Mode().IsRegular(), fi.Mode()&fs.ModeSymlink != 0:
 			if err := fn(p, fi); err != nil {
 				return err
 			}
@@ -160,16 +161,17 @@ func fingerprintPaths(root string, rootInfo fs.FileInfo, paths []string) (treePr
 	return p.done(), nil
 }
 
-// treeSums are the per-file sha256 sums of a tree and its executables:
-// what an h1 hash is made of.
+// treeSums are the per-file sha256 sums of a tree, its executables and
+// its symbolic links: what an h1 hash is made of.
 type treeSums struct {
 	files map[string][sha256.Size]byte
 	exec  map[string]bool
+	links map[string]bool
 }
 
 // hashTree reads every regular file under root once.
 func hashTree(root string) (*treeSums, error) {
-	s := &treeSums{files: map[string][sha256.Size]byte{}, exec: map[string]bool{}}
+	s := &treeSums{files: map[string][sha256.Size]byte{}, exec: map[string]bool{}, links: map[string]bool{}}
 	buf := make([]byte, 32<<10)
 	err := walkTree(root, func(rel string, fi fs.FileInfo) error {
 		if fi.IsDir() {
@@ -177,6 +179,19 @@ func hashTree(root string) (*treeSums, error) {
 		}
 		if strings.ContainsAny(rel, "\n") {
 			return &specialFileError{Path: fmt.Sprintf("%q", rel), What: "has a newline in its name"}
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, err := checkLink(root, rel)
+			var le *LinkError
+			if errors.As(err, &le) {
+				return &specialFileError{Path: rel, What: "is a symbolic link to " + le.Target + " that " + le.Why}
+			}
+			if err != nil {
+				return err
+			}
+			s.files[rel] = sha256.Sum256([]byte(target))
+			s.links[rel] = true
+			return nil
 		}
 		f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
@@ -205,6 +220,9 @@ func (s *treeSums) h1() string {
 	}
 	if len(s.exec) > 0 {
 		sums[ExecEntry] = sha256.Sum256([]byte(strings.Join(sortedSet(s.exec), "\n") + "\n"))
+	}
+	if len(s.links) > 0 {
+		sums[LinkEntry] = sha256.Sum256([]byte(strings.Join(sortedSet(s.links), "\n") + "\n"))
 	}
 	names := make([]string, 0, len(sums))
 	for k := range sums {
@@ -242,14 +260,21 @@ func (s *treeSums) hint() []byte {
 	for _, n := range sortedSet(s.exec) {
 		fmt.Fprintf(&b, "x %s\n", n)
 	}
+	for _, n := range sortedSet(s.links) {
+		fmt.Fprintf(&b, "l %s\n", n)
+	}
 	return b.Bytes()
 }
 
 func parseHint(data []byte) *treeSums {
-	s := &treeSums{files: map[string][sha256.Size]byte{}, exec: map[string]bool{}}
+	s := &treeSums{files: map[string][sha256.Size]byte{}, exec: map[string]bool{}, links: map[string]bool{}}
 	for _, line := range strings.Split(string(data), "\n") {
 		if name, ok := strings.CutPrefix(line, "x "); ok {
 			s.exec[name] = true
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "l "); ok {
+			s.links[name] = true
 			continue
 		}
 		sum, name, ok := strings.Cut(line, "  ")
@@ -284,6 +309,8 @@ func (s *treeSums) differences(old *treeSums) []string {
 			out = append(out, "changed "+k)
 		case s.exec[k] != old.exec[k]:
 			out = append(out, "executable bit of "+k+" changed")
+		case s.links[k] != old.links[k]:
+			out = append(out, k+" changed between a file and a symbolic link")
 		}
 	}
 	return out
@@ -323,7 +350,7 @@ func (v *Verifier) pruneHints() {
 		return
 	}
 	for _, d := range des {
-		if _, err := os.Lstat(filepath.Join(v.CAS.Dir, d.Name())); os.IsNotExist(err) {
+		if _, err := os.Lstat(v.CAS.EntryDir(d.Name())); os.IsNotExist(err) {
 			_ = os.Remove(filepath.Join(v.Hints, d.Name()))
 		}
 	}

@@ -34,14 +34,15 @@ type ExtAddOptions struct {
 func newCmdExtAdd(f *Factory) *cobra.Command {
 	opts := &ExtAddOptions{Deps: newResolveDeps(f), Getwd: f.Getwd, OwnEdit: newOwnEdit(f)}
 	cmd := &cobra.Command{
-		Use:   "add <git-url>[@ref]",
+		Use:   "add <git-url|owner/repo>[@ref]",
 		Short: "Add a git-sourced extension to ollm.cue, lock it and apply",
 		Long: `Add writes extensions.sources.NAME into the workspace's ollm.cue (creating it if
 needed) through the CUE syntax tree, so comments and formatting survive, then
 locks and applies the profile. NAME defaults to the name in the extension's
-manifest. The URL may be https, ssh (git@host:path), file:// or a local
-repository path; the ref a tag, a branch or a commit (default: the remote's
-HEAD).
+manifest. The URL may be https, ssh (git@host:path), file://, a local
+repository path, or owner/repo for a repository on GitHub (as Claude Code's
+/plugin marketplace add reads it; a local folder of that name wins); the
+ref a tag, a branch or a commit (default: the remote's HEAD).
 
 The extension may be an ollm extension (manifest.json), a Gemini CLI
 extension (gemini-extension.json) or a Claude Code plugin
@@ -65,6 +66,7 @@ workspace lock, so concurrent adds and applies all take effect. If the apply
 fails, ollm.cue is restored.`,
 		Args: exactArgs(1),
 		Example: `  ollm ext add https://example.com/you/ollm-guard.git@v1.2.0
+  ollm ext add team/claude-plugins --plugin guard
   ollm ext add git@example.com:team/tools.git --subdir extensions/lint --name lint
   ollm ext add ../guard-repo@main
   ollm ext add https://example.com/team/claude-plugins.git --subdir plugins/guard
@@ -168,14 +170,15 @@ func extAddSource(opts *ExtAddOptions, ws store.Workspace) (src, probe schema.So
 	if opts.Ref != "" {
 		ref = opts.Ref
 	}
+	wd, err := opts.Getwd()
+	if err != nil {
+		return schema.Source{}, schema.Source{}, err
+	}
+	url = expandShorthand(url, wd)
 	src = schema.Source{Git: url, Ref: ref, Subdir: opts.Subdir}
 	probe = src
 	if isRemote(url) {
 		return src, probe, nil
-	}
-	wd, err := opts.Getwd()
-	if err != nil {
-		return src, probe, err
 	}
 	abs := url
 	if !filepath.IsAbs(abs) {

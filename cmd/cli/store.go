@@ -13,7 +13,7 @@ func newCmdStore(f *Factory) *cobra.Command {
 		Use:   "store",
 		Short: "Maintain the content-addressed extension store",
 		Long: `The store ($OLLM_HOME/store) holds one read-only directory per fetched
-extension or team profile, named <hash>-<name>. Entries enter it only after
+extension or team profile, at <hash>/<name>. Entries enter it only after
 their hash was checked against ollm.lock.`,
 		Example: "  ollm store gc --dry-run\n  ollm store gc",
 	}

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -129,7 +128,7 @@ func extensionHooks(p schema.Profile, ext schema.Extension, env map[string]strin
 				def.Event = string(ev)
 			}
 			out = append(out, &Hook{Name: def.Name, Event: ev, Def: def, Scope: ext.Scope, Extension: ext.Name,
-				Root: filepath.Dir(ext.Dir), Dir: ext.Dir, InProject: ext.Format == "claude" || ext.Format == "gemini", Env: env, Hash: ext.Hash,
+				Root: extRoot(ext), Dir: ext.Dir, InProject: ext.Format == "claude" || ext.Format == "gemini", Env: env, Hash: ext.Hash,
 				Sandbox: declaredSandbox(def.Sandbox, ext.Manifest.Permissions), Version: ext.Manifest.Version, Declared: key})
 		}
 	}
