@@ -426,3 +426,43 @@ func TestSpawnNoCapabilities(t *testing.T) {
 		t.Errorf("mnt changed outside: %v", es)
 	}
 }
+
+// A sandboxed process given no terminal runs without the seccomp filter
+// (Landlock ABI 5 and later), so Landlock must refuse what the filter
+// would: a console or terminal it opens by path takes no ioctl (TIOCSTI,
+// TIOCLINUX, even TCGETS), while a pty of its own still works.
+func TestSpawnTerminalIoctlsWithoutSeccomp(t *testing.T) {
+	b := newBox(t)
+	script := `
+import errno, fcntl, os, termios
+def attempt(name, fn):
+    try:
+        fn()
+        print(name + ": done")
+    except (OSError, termios.error) as e:
+        print(name + ": " + errno.errorcode[e.args[0]])
+for dev in ["/dev/tty1", "/dev/console", "/dev/tty0"]:
+    try:
+        fd = os.open(dev, os.O_RDONLY | os.O_NOCTTY)
+    except OSError as e:
+        print(dev + " open: " + errno.errorcode[e.errno])
+        continue
+    attempt(dev + " TIOCSTI", lambda: fcntl.ioctl(fd, termios.TIOCSTI, b"x"))
+    attempt(dev + " TIOCLINUX", lambda: fcntl.ioctl(fd, 0x541C, b"\x0b" + bytes(8)))
+    attempt(dev + " TCGETS", lambda: termios.tcgetattr(fd))
+def own():
+    m, s = os.openpty()
+    termios.tcgetattr(s)
+    os.write(m, b"x\n")
+    return os.read(s, 2)
+attempt("own-pty", own)
+`
+	out, _, _ := b.spawnRun(t, "python3", "-c", script)
+	if strings.Contains(strings.ReplaceAll(out, "own-pty: done", ""), ": done") {
+		t.Errorf("a terminal opened by path took an ioctl:\n%s", out)
+	}
+	if !strings.Contains(out, "own-pty: done") {
+		t.Errorf("a pty of its own does not work:\n%s", out)
+	}
+	t.Logf("\n%s", out)
+}

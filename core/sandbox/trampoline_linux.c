@@ -92,6 +92,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <linux/close_range.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -174,6 +175,10 @@ struct spec {
 	unsigned long long vouched;
 	// l lines: resource limits set just before the exec (0: none).
 	unsigned long long maxdata, maxfsize;
+	// ollm_spawn: the target's descriptors are 0..nfds-1 and no other
+	// survives the exec (the trampoline leaves spawned 0: its caller
+	// decides its descriptors).
+	int spawned, nfds;
 };
 
 // say writes "ollm sandbox: " and the pieces (NULL ends them) as one line
@@ -843,6 +848,27 @@ static void limit(int resource, unsigned long long max, const char *what) {
 		die("set the limit of", what);
 }
 
+// needs_seccomp reports whether the seccomp filter must refuse TIOCSTI
+// and TIOCLINUX: on a terminal the target holds when it starts (Landlock
+// decides ioctls when a file is opened, so it cannot refuse them on a
+// descriptor the target was given), and before Landlock ABI 5 (no
+// IOCTL_DEV right). Elsewhere Landlock refuses every ioctl on a device
+// opened through a read-only rule (a console, another terminal), the
+// target's own ptys are a devpts of its own, and /dev/tty is ENXIO (no
+// controlling terminal). Installing the filter (a BPF program compiled
+// for each process) was a sixth of a hook start's own cost.
+static int needs_seccomp(struct spec *s) {
+	if (!s->spawned)
+		return 1;
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	if (abi < 5)
+		return 1;
+	for (int fd = 0; fd < s->nfds; fd++)
+		if (isatty(fd))
+			return 1;
+	return 0;
+}
+
 // confine is the last steps before the exec, in the namespaces already:
 // the spec's directory, no capability, the Landlock ruleset (rules, a
 // kept one, or -1: built here) and the seccomp filter.
@@ -856,7 +882,8 @@ static void confine(struct spec *s, int rules) {
 		restrict_self(rules);
 	else
 		landlock(s);
-	seccomp_tty();
+	if (needs_seccomp(s))
+		seccomp_tty();
 }
 
 // apply applies the policy to the calling process, up to the exec: the
@@ -1249,6 +1276,11 @@ static int spawn_main(void *arg) {
 			_exit(127);
 		}
 	}
+	// No other descriptor of ollm's reaches the target, even one it was
+	// started with that is not close-on-exec (a terminal on descriptor 3).
+	syscall(SYS_close_range, (unsigned)c->nfds, ~0U, CLOSE_RANGE_CLOEXEC);
+	c->s->spawned = 1;
+	c->s->nfds = c->nfds;
 	if (rules < 0) {
 		if (c->dir && *c->dir && chdir(c->dir) != 0) {
 			c->err = errno;
