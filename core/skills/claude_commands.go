@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,9 +124,9 @@ func firstLine(body string) string {
 }
 
 var (
-	shellInline = regexp.MustCompile("!`([^`\n]+)`")
-	argRef      = regexp.MustCompile(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])`)
-	fileRef     = regexp.MustCompile(`(^|[\s(])@([A-Za-z0-9_.~/][^\s)]*)`)
+	shellInline = lazyre.New("!`([^`\n]+)`")
+	argRef      = lazyre.New(`\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$([1-9])`)
+	fileRef     = lazyre.New(`(^|[\s(])@([A-Za-z0-9_.~/][^\s)]*)`)
 )
 
 // segment is a piece of a command's body: text, or a shell command.
@@ -143,7 +143,7 @@ func splitShell(body string) []segment {
 	var text strings.Builder
 	inline := func(s string) {
 		last := 0
-		for _, m := range shellInline.FindAllStringSubmatchIndex(s, -1) {
+		for _, m := range shellInline.Re().FindAllStringSubmatchIndex(s, -1) {
 			text.WriteString(s[last:m[0]])
 			out = append(out, segment{text: text.String()}, segment{text: s[m[2]:m[3]], shell: true})
 			text.Reset()

@@ -3,9 +3,9 @@ package claudeagent
 import (
 	"errors"
 	"fmt"
+	"github.com/ollm/ollm/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -60,7 +60,7 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s: %s: %s", w.File, w.Field, w.Message)
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var namePattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // Parse reads one agent file. An error means the file is no usable agent
 // (no name, description or prompt); warnings name what was left out.

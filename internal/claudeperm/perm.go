@@ -2,6 +2,7 @@ package claudeperm
 
 import (
 	"fmt"
+	"github.com/ollm/ollm/internal/lazyre"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -41,7 +42,7 @@ var toolNames = map[string][]string{
 
 var readByPath = []string{"read_file", "read_many_files", "grep", "glob", "ls"}
 
-var specRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)(?:\((.*)\))?$`)
+var specRe = lazyre.New(`^([A-Za-z][A-Za-z0-9_]*)(?:\((.*)\))?$`)
 
 // Convert turns spec into a policy rule with action (allow, deny, ask),
 // named name (where it came from, shown by `ollm policy check`). An error
