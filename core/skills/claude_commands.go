@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -30,44 +29,7 @@ import (
 // extension ("" for the user's and the project's own). check, when set,
 // refuses a file (a link out of the workspace) before it is read.
 func LoadClaudeCommands(dir, extension string, check func(path string) error) ([]Skill, []error) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, nil
-	}
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, []error{fmt.Errorf("commands directory %s: %w", dir, err)}
-	}
-	sort.Strings(files)
-	var out []Skill
-	var errs []error
-	for _, f := range files {
-		if check != nil {
-			if err := check(f); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		s, err := ReadClaudeCommand(dir, f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		s.Extension = extension
-		if extension != "" {
-			s.Source = SourceExtension
-		}
-		out = append(out, s)
-	}
-	return out, errs
+	return loadCommandFiles(dir, ".md", extension, check, ReadClaudeCommand)
 }
 
 // ReadClaudeCommand reads one command file found under dir.

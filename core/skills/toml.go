@@ -55,7 +55,15 @@ func LoadProjectCommands(dir, root string) ([]Skill, []error) {
 }
 
 func loadCommands(dir, extension string, check func(path string) error) ([]Skill, []error) {
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
+	return loadCommandFiles(dir, ".toml", extension, check, readCommand)
+}
+
+// loadCommandFiles reads every file under dir whose name ends in suffix
+// (Gemini's .toml, Claude Code's .md) with read, in name order; check,
+// when set, refuses a file before it is read. A file that fails is an
+// error (naming the extension, when there is one) and the rest load.
+func loadCommandFiles(dir, suffix, extension string, check func(path string) error, read func(dir, path string) (Skill, error)) ([]Skill, []error) {
+	if _, err := os.Stat(dir); err != nil {
 		return nil, nil
 	}
 	var files []string
@@ -63,7 +71,7 @@ func loadCommands(dir, extension string, check func(path string) error) ([]Skill
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".toml") {
+		if !d.IsDir() && strings.HasSuffix(p, suffix) {
 			files = append(files, p)
 		}
 		return nil
@@ -81,7 +89,7 @@ func loadCommands(dir, extension string, check func(path string) error) ([]Skill
 				continue
 			}
 		}
-		s, err := readCommand(dir, f)
+		s, err := read(dir, f)
 		if err != nil {
 			if extension != "" {
 				err = fmt.Errorf("extension %s: %w", extension, err)
