@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -137,20 +138,26 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			tp := &timedProvider{Provider: prov}
+			te := &timedEmitter{e: eng}
 			tt := &timedTools{Tools: tool.NewRegistry(m.Tools()...)}
 			pol := mustPolicy(b, "allow", schema.PolicyRule{Tool: "*:*", Action: "allow"})
-			var over, programs, net []float64
+			var over, programs, net, emits []float64
 			b.ResetTimer()
 			for range b.N {
 				srv.Reply(llmtest.ToolCall(echo, map[string]any{"message": "hi"}))
 				srv.Reply(llmtest.Text("done"))
-				s, err := New(Config{Provider: tp, Model: llmtest.DefaultModel, Tools: tt, Hooks: eng, Policy: pol,
+				var hk Emitter = eng
+				if process {
+					hk = te
+				}
+				s, err := New(Config{Provider: tp, Model: llmtest.DefaultModel, Tools: tt, Hooks: hk, Policy: pol,
 					SessionID: "bench", ContextWindow: 100000})
 				if err != nil {
 					b.Fatal(err)
 				}
 				tp.ns.Store(0)
 				tt.ns.Store(0)
+				te.ns.Store(0)
 				t0 := time.Now()
 				if _, err := s.Run(context.Background(), "echo hi"); err != nil {
 					b.Fatal(err)
@@ -171,6 +178,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 					own := float64(time.Since(h0)) / 2 / 1e6
 					programs = append(programs, own)
 					net = append(net, o-own)
+					emits = append(emits, float64(te.ns.Load())/2/1e6-own)
 				}
 			}
 			b.StopTimer()
@@ -182,9 +190,105 @@ func BenchmarkTurnOverhead(b *testing.B) {
 				sort.Float64s(net)
 				b.ReportMetric(programs[len(programs)/2], "hook-programs-ms/turn")
 				b.ReportMetric(net[len(net)/2], "net-overhead-ms/turn")
+				sort.Float64s(emits)
+				b.ReportMetric(emits[len(emits)/2], "emit-minus-programs-ms/turn")
 			}
 		})
 	}
+}
+
+// BenchmarkTurnSandboxPaired alternates one prompt with the five process
+// hooks unsandboxed and one with the hooks' default sandbox (as a session
+// gives it), on the same MCP servers and model, and reports the median of
+// the per-prompt differences per turn: what the sandbox adds to a turn,
+// without the machine's drift between two separate runs. The CPU figures
+// split it into ollm's own (resolution, spawn) and the hook processes'
+// (the launcher's steps, their programs under Landlock).
+func BenchmarkTurnSandboxPaired(b *testing.B) {
+	m := mcp.New([]mcp.Spec{everythingSpec(b, "s1")}, mcp.Options{LogDir: b.TempDir()})
+	m.Start()
+	b.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := m.WaitReady(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var echo string
+	for _, t := range m.Tools() {
+		if strings.HasSuffix(t.Name(), "echo") {
+			echo = t.Name()
+		}
+	}
+	events := []hooks.Event{hooks.BeforeToolSelection, hooks.BeforeModel, hooks.AfterModel, hooks.BeforeTool, hooks.AfterTool}
+	var hs []*hooks.Hook
+	for _, ev := range events {
+		hs = append(hs, hook(b, "h-"+string(ev), ev, "ok.sh"))
+	}
+	cwd := b.TempDir()
+	bare := engine(b, "bench", cwd, hs...)
+	boxed := hooks.New(hooks.NewRegistry(hs...), hooks.Options{Enabled: true, LogDir: b.TempDir(),
+		Session: hooks.Session{ID: "bench", Cwd: cwd}, AllowEnv: []string{"EVENT_LOG", "SYSTEM_MESSAGE"},
+		Sandbox: hooks.SandboxPolicy(schema.Sandbox{}, sandbox.Env{Workspace: cwd, Home: os.Getenv("HOME"), Getenv: os.Getenv})})
+	b.Cleanup(func() { _ = boxed.Close() })
+	srv := llmtest.NewOllama(b)
+	prov, err := llm.New(srv.ModelConfig(), llm.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := tool.NewRegistry(m.Tools()...)
+	pol := mustPolicy(b, "allow", schema.PolicyRule{Tool: "*:*", Action: "allow"})
+	prompt := func(eng *hooks.Engine) time.Duration {
+		srv.Reply(llmtest.ToolCall(echo, map[string]any{"message": "hi"}))
+		srv.Reply(llmtest.Text("done"))
+		s, err := New(Config{Provider: prov, Model: llmtest.DefaultModel, Tools: reg, Hooks: eng, Policy: pol,
+			SessionID: "bench", ContextWindow: 100000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if _, err := s.Run(context.Background(), "echo hi"); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	diffs := make([]float64, 0, b.N)
+	var self, child time.Duration
+	b.ResetTimer()
+	for range b.N {
+		s0, c0 := cpuTimes()
+		d0 := prompt(bare)
+		s1, c1 := cpuTimes()
+		d1 := prompt(boxed)
+		s2, c2 := cpuTimes()
+		diffs = append(diffs, float64(d1-d0)/2/1e6)
+		self += (s2 - s1) - (s1 - s0)
+		child += (c2 - c1) - (c1 - c0)
+	}
+	b.StopTimer()
+	sort.Float64s(diffs)
+	b.ReportMetric(diffs[len(diffs)/2], "sandbox-ms/turn")
+	b.ReportMetric(float64(self.Microseconds())/float64(b.N)/2/1000, "ollm-cpu-ms/turn")
+	b.ReportMetric(float64(child.Microseconds())/float64(b.N)/2/1000, "hook-cpu-ms/turn")
+}
+
+// cpuTimes are the CPU times (user and system) of this process and of
+// its reaped children so far.
+func cpuTimes() (self, children time.Duration) {
+	var s, c syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &s)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &c)
+	return time.Duration(s.Utime.Nano() + s.Stime.Nano()), time.Duration(c.Utime.Nano() + c.Stime.Nano())
+}
+
+type timedEmitter struct {
+	e  Emitter
+	ns atomic.Int64
+}
+
+func (t *timedEmitter) Emit(ctx context.Context, ev hooks.Event, data map[string]any) (hooks.Outcome, error) {
+	t0 := time.Now()
+	defer func() { t.ns.Add(int64(time.Since(t0))) }()
+	return t.e.Emit(ctx, ev, data)
 }
 
 // hookRunsPerPrompt counts the hook processes one benchmark prompt runs
