@@ -369,7 +369,10 @@ type mcpToolRow struct {
 	Kind        tool.Kind    `json:"kind"`
 	Risk        tool.Risk    `json:"risk"`
 	Description string       `json:"description"`
-	Schema      *tool.Schema `json:"schema"`
+	Schema      *tool.Schema `json:"schema"` // what the model is offered
+	// InputSchema is the schema as the server sent it ($schema, $defs,
+	// allOf, if/then/else kept); calls are checked against it.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 }
 
 func mcpToolsRun(o *MCPOptions, server string) error {
@@ -393,8 +396,12 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 			continue
 		}
 		_, risk := mcp.Classify(t.(tool.Annotated).Annotations())
-		rows = append(rows, mcpToolRow{Name: t.Name(), Tool: key.String(), Server: key.Server,
-			Kind: t.Kind(), Risk: risk, Description: t.Description(), Schema: t.Schema()})
+		row := mcpToolRow{Name: t.Name(), Tool: key.String(), Server: key.Server,
+			Kind: t.Kind(), Risk: risk, Description: t.Description(), Schema: t.Schema()}
+		if r, ok := t.(interface{ RawSchema() json.RawMessage }); ok {
+			row.InputSchema = r.RawSchema()
+		}
+		rows = append(rows, row)
 	}
 	if toolName != "" && len(rows) == 0 {
 		if err := unreadyError(m, server); err != nil {

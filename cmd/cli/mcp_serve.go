@@ -185,7 +185,10 @@ func addTools(srv *server.MCPServer, rt *runtime.Runtime, s *agent.Session, aske
 	var seq atomic.Int64
 	for _, t := range rt.AgentTools().List() {
 		schema := json.RawMessage(`{"type":"object"}`)
-		if t.Schema() != nil {
+		if r, ok := t.(interface{ RawSchema() json.RawMessage }); ok && len(r.RawSchema()) > 0 {
+			// An MCP server's tool is offered with its own schema.
+			schema = r.RawSchema()
+		} else if t.Schema() != nil {
 			if b, err := json.Marshal(t.Schema()); err == nil {
 				schema = b
 			}

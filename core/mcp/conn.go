@@ -334,6 +334,9 @@ func (c *conn) listTools(ctx context.Context) ([]mcp.Tool, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.wire != nil {
+			c.wire.rawSchemas(page.Tools)
+		}
 		all = append(all, page.Tools...)
 		if page.NextCursor == "" {
 			return all, nil

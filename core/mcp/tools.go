@@ -21,7 +21,11 @@ import (
 type toolDef struct {
 	key         ToolKey
 	description string
-	schema      *tool.Schema
+	schema      *tool.Schema // what the model is offered
+	// raw is the inputSchema as the server wrote it: calls are checked
+	// against it (every keyword of its draft), and `mcp tools --json`
+	// and `mcp serve` show it.
+	raw         json.RawMessage
 	annotations tool.Annotations
 	kind        tool.Kind
 	risk        tool.Risk
@@ -214,9 +218,12 @@ func (m *Manager) setToolWarnings(s *server, c *conn, warnings []string) {
 
 // convertTool converts one MCP tool definition.
 func convertTool(server string, t mcp.Tool) (*toolDef, []string, error) {
-	raw, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return nil, nil, err
+	raw := t.RawInputSchema
+	if raw == nil {
+		var err error
+		if raw, err = json.Marshal(t.InputSchema); err != nil {
+			return nil, nil, err
+		}
 	}
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil {
@@ -230,7 +237,7 @@ func convertTool(server string, t mcp.Tool) (*toolDef, []string, error) {
 	ann := annotations(server, t)
 	kind, risk := Classify(ann)
 	return &toolDef{
-		key: key, description: t.Description, schema: sch,
+		key: key, description: t.Description, schema: sch, raw: raw,
 		annotations: ann, kind: kind, risk: risk,
 		task: t.Execution != nil && t.Execution.TaskSupport == mcp.TaskSupportRequired,
 	}, warns, nil
@@ -319,12 +326,25 @@ func (t *mcpTool) Schema() *tool.Schema          { return t.def.schema }
 func (t *mcpTool) Kind() tool.Kind               { return t.def.kind }
 func (t *mcpTool) Annotations() tool.Annotations { return t.def.annotations }
 
+// RawSchema is the tool's inputSchema as its server sent it.
+func (t *mcpTool) RawSchema() json.RawMessage { return t.def.raw }
+
 // Key is the tool's server and MCP name; Key().String() is "server:tool".
 func (t *mcpTool) Key() ToolKey { return t.def.key }
 
 // validatorFor compiles the tool's parameter schema once, at first use.
 func (d *toolDef) validatorFor() (*tool.Validator, error) {
 	d.validatorOnce.Do(func() {
+		if d.raw != nil {
+			// The server's own schema when it compiles on its own (a
+			// $ref to a file or a URL does not): a value it allows,
+			// such as null for a nullable boolean, is not refused by
+			// the simplified copy the model sees.
+			if v, err := tool.NewRawValidator(d.key.String(), d.raw); err == nil {
+				d.validator = v
+				return
+			}
+		}
 		d.validator, d.validatorErr = tool.NewValidator(d.key.String(), d.schema)
 		if d.validatorErr != nil {
 			d.validatorErr = &tool.Error{Kind: tool.ErrInvalidParams,

@@ -33,6 +33,10 @@ type wire struct {
 	// rejected is why a server/discover result was refused, "" when it
 	// was not (or no probe was sent).
 	rejected string
+	// schemas are the inputSchemas of the last tools/list pages as the
+	// server sent them: mcp-go's Tool keeps only type, properties,
+	// required, $defs and additionalProperties of a schema.
+	schemas map[string]json.RawMessage
 }
 
 func newWire(tr transport.Interface, log *slog.Logger) transport.Interface {
@@ -53,6 +57,9 @@ func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*
 	if err == nil && resp != nil && resp.Error == nil && req.Method == string(mcp.MethodToolsCall) {
 		w.keepTaskResult(req.Params, resp.Result)
 	}
+	if err == nil && resp != nil && resp.Error == nil && req.Method == string(mcp.MethodToolsList) {
+		w.keepSchemas(resp.Result)
+	}
 	if err != nil || resp == nil || resp.Error != nil || req.Method != string(mcp.MethodServerDiscover) {
 		return resp, err
 	}
@@ -64,6 +71,42 @@ func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*
 		return nil, fmt.Errorf("server/discover: %s", why)
 	}
 	return resp, nil
+}
+
+// keepSchemas notes each listed tool's inputSchema as sent.
+func (w *wire) keepSchemas(result json.RawMessage) {
+	var page struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.schemas == nil {
+		w.schemas = map[string]json.RawMessage{}
+	}
+	for _, t := range page.Tools {
+		if len(t.InputSchema) > 0 {
+			w.schemas[t.Name] = t.InputSchema
+		}
+	}
+}
+
+// rawSchemas gives each tool of list the inputSchema its server sent
+// (Tool.RawInputSchema, which is also what the tool cache stores).
+func (w *wire) rawSchemas(list []mcp.Tool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range list {
+		if raw, ok := w.schemas[list[i].Name]; ok && list[i].RawInputSchema == nil {
+			list[i].RawInputSchema = raw
+			list[i].InputSchema = mcp.ToolInputSchema{}
+		}
+	}
 }
 
 // answerRefusals turns a refusal by the user into the JSON-RPC error the

@@ -41,6 +41,29 @@ func NewValidator(name string, s *Schema) (*Validator, error) {
 	return &Validator{tool: name, compiled: compiled}, nil
 }
 
+// NewRawValidator compiles a schema as its author wrote it (an MCP
+// server's inputSchema), every keyword of its draft kept: $defs, allOf,
+// if/then/else, a type list with "null". Only references inside the
+// document resolve: nothing is loaded from a file or the network, so a
+// schema cannot make ollm read a local file by naming it in $ref.
+func NewRawValidator(name string, raw json.RawMessage) (*Validator, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	url := "mem://tools/" + name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: schema does not compile: %w", name, err)
+	}
+	return &Validator{tool: name, compiled: compiled}, nil
+}
+
 // schemaDoc turns s into the generic JSON value the compiler reads.
 func schemaDoc(s *Schema) (any, error) {
 	data, err := json.Marshal(s)
