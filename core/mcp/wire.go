@@ -54,6 +54,15 @@ func newWire(tr transport.Interface, log *slog.Logger) transport.Interface {
 // error, which makes mcp-go fall back to initialize.
 func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := w.Interface.SendRequest(ctx, req)
+	if err == nil && req.Method == string(mcp.MethodServerDiscover) && refusedVersionOffered(resp, requestedVersion(req.Params)) {
+		// -32022 naming the very version asked for as supported: the
+		// refusal was not about the version (a server that rejects a
+		// first request, a restarted one); mcp-go retries only with a
+		// different version and would fall back to an initialize a
+		// 2026-07-28 server does not speak. Ask once more, as is.
+		w.log.Info("server/discover refused with unsupported protocol version, which the server lists as supported; asking again")
+		resp, err = w.Interface.SendRequest(ctx, req)
+	}
 	if err == nil && resp != nil && resp.Error == nil && req.Method == string(mcp.MethodToolsCall) {
 		w.keepTaskResult(req.Params, resp.Result)
 	}
@@ -72,6 +81,26 @@ func (w *wire) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*
 	}
 	return resp, nil
 }
+
+// refusedVersionOffered: resp is an unsupported-protocol-version error
+// (-32022) whose data lists asked among the supported versions.
+func refusedVersionOffered(resp *transport.JSONRPCResponse, asked string) bool {
+	if resp == nil || resp.Error == nil || resp.Error.Code != codeUnsupportedVersion || asked == "" {
+		return false
+	}
+	b, err := json.Marshal(resp.Error.Data)
+	if err != nil {
+		return false
+	}
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	return json.Unmarshal(b, &data) == nil && slices.Contains(data.Supported, asked)
+}
+
+// codeUnsupportedVersion is the JSON-RPC error of a request in a protocol
+// version the server does not support (2026-07-28).
+const codeUnsupportedVersion = -32022
 
 // keepSchemas notes each listed tool's inputSchema as sent.
 func (w *wire) keepSchemas(result json.RawMessage) {
