@@ -20,6 +20,8 @@ type root struct {
 	single bool   // dir is the extension itself (--ext, locked store entries)
 	name   string // for locked entries: the name the lock gives it
 	hash   string // for locked entries: the pinned hash
+	gemini bool   // ~/.gemini/extensions: links followed, enablement honoured (gemini_user.go)
+	cwd    string // for gemini: where Gemini CLI's enablement is judged
 }
 
 // candidate is a manifest file found in a root.
@@ -33,11 +35,15 @@ type candidate struct {
 }
 
 // discoverRoots lists the roots in precedence order, lowest first: the
-// user directory, extensions.directories, locked store entries, the
+// user's Gemini CLI extensions, the user directory, extensions.directories, locked store entries, the
 // workspace directory, then --ext paths. A later root's extension wins
 // over an earlier one of the same name.
 func discoverRoots(opts Options, p schema.Profile, dirScopes []schema.Scope) []root {
-	rs := []root{{scope: schema.ScopeUser, dir: opts.Home.Extensions()}}
+	var rs []root
+	if g, ok := geminiUserRoot(opts); ok {
+		rs = append(rs, g)
+	}
+	rs = append(rs, root{scope: schema.ScopeUser, dir: opts.Home.Extensions()})
 	for i, d := range p.Extensions.Directories {
 		scope := schema.ScopeDirectory
 		base := opts.Home.Dir
@@ -95,7 +101,11 @@ func scan(roots []root) ([]candidate, []schema.Problem) {
 			dirs = dirs[:0]
 			for _, e := range entries {
 				if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
-					dirs = append(dirs, filepath.Join(r.dir, e.Name()))
+					d := filepath.Join(r.dir, e.Name())
+					if src, ok := geminiLinked(d); ok && r.gemini {
+						d = src
+					}
+					dirs = append(dirs, d)
 				}
 			}
 			sort.Strings(dirs)
@@ -106,7 +116,7 @@ func scan(roots []root) ([]candidate, []schema.Problem) {
 				probs = append(probs, *prob)
 				continue
 			}
-			if c != nil {
+			if c != nil && !(r.gemini && geminiDisabled(r, c.data)) {
 				out = append(out, *c)
 			}
 		}
@@ -136,10 +146,7 @@ func readCandidate(r root, dir string) (*candidate, *schema.Problem) {
 			digest = claudeDigest(dir, data) // the plugin's other files count too
 		}
 		if f.format == "gemini" {
-			if hooks, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(GeminiHooksFile))); err == nil {
-				sum := sha256.Sum256(append(append(data[:len(data):len(data)], 0), hooks...))
-				digest = hex.EncodeToString(sum[:]) // its hooks file counts too
-			}
+			digest = geminiDigest(dir, data) // its hooks and policies count too
 		}
 		return &candidate{root: r, dir: dir, file: file, format: f.format, data: data, digest: digest}, nil
 	}
@@ -205,7 +212,8 @@ func (c *compiler) loadExtensions(cands []candidate) ([]schema.Extension, []sche
 // unless they come from different roots of that kind (two
 // extensions.directories entries, two --ext paths), where the later wins.
 func samePrecedence(a, b schema.Extension) bool {
-	return rootOf(a) != rootOf(b) && (a.Scope == schema.ScopeDirectory || a.Scope == schema.ScopeFlag || a.Scope == schema.ScopeStore)
+	return rootOf(a) != rootOf(b) && (a.Scope == schema.ScopeDirectory || a.Scope == schema.ScopeFlag || a.Scope == schema.ScopeStore ||
+		a.Scope == schema.ScopeUser && (isGeminiUserRoot(rootOf(a)) || isGeminiUserRoot(rootOf(b))))
 }
 
 // rootOf is the root an extension was found in: its folder's parent, or

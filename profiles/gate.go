@@ -40,6 +40,7 @@ func workspaceTrust(opts Options, in *inputs) (schema.Trust, error) {
 		}
 	}
 	local = append(append(local, outside...), runDirs(in, opts.Workspace.Root, outside)...)
+	local = append(local, geminiTrustFiles(opts.Workspace)...)
 	d, err := store.WorkspaceDigest(opts.Workspace, local...)
 	var tooBig *store.TreeLimitError
 	if errors.As(err, &tooBig) {

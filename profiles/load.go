@@ -93,6 +93,7 @@ type inputs struct {
 	layers []layerInput
 	mcp    []byte // workspace .mcp.json, nil when absent
 	claude []claudeFile
+	gemini []geminiFile // Gemini CLI settings.json files (mcpServers)
 }
 
 func readLayers(opts Options) (*inputs, error) {
@@ -126,6 +127,7 @@ func readLayers(opts Options) (*inputs, error) {
 		}
 	}
 	in.claude = readClaudeSettings(opts)
+	in.gemini = readGeminiSettings(opts)
 	return in, nil
 }
 
@@ -150,6 +152,7 @@ func (in *inputs) key(opts Options, t schema.Trust) string {
 	fmt.Fprintf(h, "mcp\x00%d\x00", len(in.mcp))
 	h.Write(in.mcp)
 	claudeKey(h, in.claude)
+	geminiKey(h, in.gemini)
 	for _, e := range opts.Ext {
 		fmt.Fprintf(h, "ext\x00%s\x00", absOr(e))
 	}
@@ -234,6 +237,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 	} else {
 		r.Problems = append(r.Problems, mergeMCPJSON(opts, in.mcp, r)...)
 	}
+	r.Problems = append(r.Problems, mergeGeminiSettings(in.gemini, r, trust.Gated)...)
 	resolveLayerPaths(r, layers, lists, opts.Workspace.Root)
 	r.Problems = append(r.Problems, mergeClaudeSettings(in.claude, r, trust.Gated)...)
 	r.Problems = append(r.Problems, mergeClaudePermissions(in.claude, r, trust.Gated, opts.Workspace.Root)...)
@@ -247,6 +251,7 @@ func resolve(opts Options, in *inputs, trust schema.Trust) (*schema.Resolved, []
 		if trust.Gated {
 			held = gateExtensions(r, wsSources)
 		}
+		r.Problems = append(r.Problems, mergeGeminiPolicies(r)...)
 		r.Problems = append(append(r.Problems, heldProblems(opts.Workspace.Root, r.Trust)...), held...)
 		return r, cands, nil
 	}

@@ -122,3 +122,20 @@ func stripJSONComments(data []byte) []byte {
 	}
 	return out
 }
+
+// ReadGeminiSettings reads a Gemini CLI settings.json with its comments
+// blanked (offsets kept, so JSON errors point where they did); a missing
+// file is (nil, nil). Files larger than 1 MiB are refused.
+func ReadGeminiSettings(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil && len(data) > maxSettingsFile {
+		err = fmt.Errorf("larger than %d KiB", maxSettingsFile>>10)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return stripJSONComments(data), nil
+}
