@@ -75,6 +75,9 @@ type MCPOptions struct {
 	// StopWhenReady: the command shows statuses and tools only (mcp list,
 	// mcp tools), so each server is stopped as soon as it is ready.
 	StopWhenReady bool
+	// Elicit is what a server's request for input gets without a
+	// terminal (mcp call's --elicit); "" leaves elicitation unoffered.
+	Elicit string
 
 	// problems are the profile's problems with the servers' configuration
 	// (an invalid .mcp.json), reported by mcp list.
@@ -130,6 +133,9 @@ func mcpManager(f *Factory, o *MCPOptions) (*mcp.Manager, error) {
 		}
 	}
 	mcpAuth(&opts, home, f.IO)
+	if o.Elicit != "" {
+		opts.Elicit = mcpCallElicitor(o)
+	}
 	if o.adHoc() {
 		spec, err := adHocSpec(o.URL, o.Command)
 		if err != nil {
@@ -467,12 +473,16 @@ user is printed on stdout, progress on stderr; a tool error exits 1. With
 			if err != nil {
 				return err
 			}
+			if err := mcp.CheckElicitHeadless(o.Elicit); err != nil {
+				return &FlagError{Err: err}
+			}
 			o.Only = server
 			o.UseToolCache = true
 			return mcpCallRun(o, server, name, params)
 		},
 	}
 	addMCPFlags(cmd, o)
+	cmd.Flags().StringVar(&o.Elicit, "elicit", mcp.ElicitHeadlessDecline, "what the server's requests for input get without a terminal: `decline` or defaults (accept a form whose required fields all have defaults, with them); at a terminal you answer")
 	return cmd
 }
 

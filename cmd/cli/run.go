@@ -18,6 +18,7 @@ import (
 	"github.com/ollm/ollm/core/bus"
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
+	"github.com/ollm/ollm/core/mcp"
 	"github.com/ollm/ollm/core/runtime"
 	"github.com/ollm/ollm/core/skills"
 )
@@ -50,6 +51,7 @@ type RunOptions struct {
 	Resume   string
 	Skill    string
 	Vars     []string
+	Elicit   string
 }
 
 func newCmdRun(f *Factory) *cobra.Command {
@@ -107,6 +109,7 @@ policy blocked the prompt; 130 interrupted.`,
 	fl.Lookup("resume").NoOptDefVal = resumeLatest
 	fl.StringVar(&opts.Skill, "skill", "", "render skill `NAME` and run it as the prompt; -p (and stdin) give its free-text arguments")
 	fl.StringArrayVar(&opts.Vars, "var", nil, "`KEY=VALUE` for a skill placeholder (repeatable)")
+	fl.StringVar(&opts.Elicit, "elicit", mcp.ElicitHeadlessDecline, "what an MCP server's request for input gets when nobody can answer: `decline` or defaults (accept a form whose required fields all have defaults, with them)")
 	return cmd
 }
 
@@ -123,6 +126,9 @@ func runRun(ctx context.Context, o *RunOptions) error {
 	}
 	if o.MaxTurns < 0 {
 		return &FlagError{Err: errors.New("--max-turns must be positive")}
+	}
+	if err := mcp.CheckElicitHeadless(o.Elicit); err != nil {
+		return &FlagError{Err: err}
 	}
 	vars := map[string]string{}
 	for _, v := range o.Vars {
@@ -175,7 +181,7 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		id = agent.NewID(o.F.Now())
 	}
 	out := &runOutput{o: o}
-	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode, MCPStopGrace: runStopGrace,
+	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode, MCPStopGrace: runStopGrace, ElicitHeadless: o.Elicit,
 		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) },
 		// Extensions' notifications and MCP servers' warnings: a line on
 		// stderr, an event in stream-json.

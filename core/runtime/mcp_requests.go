@@ -49,13 +49,22 @@ func (rt *Runtime) elicit(ctx context.Context, e mcp.Elicitation) (mcp.Elicitati
 	if err != nil {
 		return mcp.ElicitationReply{}, err
 	}
+	if !resp.Answer.Allowed() && resp.Headless {
+		// Nobody could be asked: --elicit decides (decline, or a form's
+		// defaults), and the notice says which.
+		r, why := mcp.HeadlessReply(rt.opts.ElicitHeadless, e)
+		if rt.opts.OnNotice != nil {
+			rt.opts.OnNotice(why)
+		}
+		return r, nil
+	}
 	if !resp.Answer.Allowed() {
 		return mcp.ElicitationReply{Action: mcp.ElicitDecline}, nil
 	}
 	if e.Mode == "url" {
 		return mcp.ElicitationReply{Action: mcp.ElicitAccept}, nil
 	}
-	content, err := elicitContent(e.Schema, resp.Feedback)
+	content, err := ElicitContent(e.Schema, resp.Feedback)
 	if err != nil {
 		return mcp.ElicitationReply{}, fmt.Errorf("answer to MCP server %q: %w", e.Server, err)
 	}
@@ -69,10 +78,10 @@ type elicitSchema struct {
 	} `json:"properties"`
 }
 
-// elicitContent turns the user's answer into the elicitation's content: a
+// ElicitContent turns the user's answer into the elicitation's content: a
 // JSON object as it is, or, when the schema asks for exactly one field,
 // the plain text as that field's value, converted to its type.
-func elicitContent(schema json.RawMessage, answer string) (map[string]any, error) {
+func ElicitContent(schema json.RawMessage, answer string) (map[string]any, error) {
 	answer = strings.TrimSpace(answer)
 	var s elicitSchema
 	if len(schema) > 0 {

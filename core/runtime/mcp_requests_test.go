@@ -29,7 +29,7 @@ func TestElicitContent(t *testing.T) {
 		{two, "plain", nil, "several fields (a, b)"},
 		{two, "{broken", nil, "not a JSON object"},
 	} {
-		got, err := elicitContent(c.schema, c.answer)
+		got, err := ElicitContent(c.schema, c.answer)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s %q: err %v, want %q", c.schema, c.answer, err, c.err)

@@ -134,6 +134,10 @@ type Options struct {
 	ApproveHook func(context.Context, hooks.ApprovalRequest) (bool, error)
 	OnExt       func(ext.Event)
 	OnMCP       func(mcp.Event)
+	// ElicitHeadless is what an MCP server's request for input gets when
+	// nobody can answer (mcp.ElicitHeadlessDecline, the default, or
+	// mcp.ElicitHeadlessDefaults: a form's defaults accepted).
+	ElicitHeadless string
 	// OnNotice receives what the runtime has to say mid-session (an
 	// "always" answer saved to the profile, or why it was not).
 	OnNotice func(string)
