@@ -64,5 +64,14 @@ func ifMatches(h *Hook, e Event, data map[string]any, root string) bool {
 		name = k // server:tool, as the policy knows it
 	}
 	args, _ := data["args"].(map[string]any)
-	return r.pol.Decide(policy.Facts{Name: name}, args).Action == policy.Allow
+	d := r.pol.Decide(policy.Facts{Name: name}, args)
+	if d.Action == policy.Allow {
+		return true
+	}
+	for _, pt := range d.Parts { // the most severe part decided: any match will do
+		if pt.Action == policy.Allow {
+			return true
+		}
+	}
+	return false
 }
