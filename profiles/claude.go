@@ -44,8 +44,12 @@ var claudeEvents = map[string]string{
 	"WorktreeRemove": "", "PostCompact": "", "Elicitation": "", "ElicitationResult": "",
 }
 
-// claudeDefaultTimeout is Claude Code's timeout of a command hook.
-const claudeDefaultTimeout = 60000
+// claudeDefaultTimeout is Claude Code's timeout of a command hook,
+// claudePromptTimeout of a prompt hook (ms).
+const (
+	claudeDefaultTimeout = 60000
+	claudePromptTimeout  = 30000
+)
 
 // ClaudeSettingsFiles are the workspace's Claude Code settings files.
 func ClaudeSettingsFiles(ws store.Workspace) []string {
@@ -190,7 +194,8 @@ type claudeConversion struct {
 
 // convertClaudeHooks converts a Claude Code "hooks" object (event -> list
 // of {matcher, hooks}) found at path base of doc. Hook names are
-// <prefix>.<Event>.<n>, n counting the event's command hooks from 1, so
+// <prefix>.<Event>.<n>, n counting the event's command hooks from 1
+// (<prefix>.<Event>.prompt<n> for prompt hooks), so
 // an approval keeps its id while the file is not reordered. env is given
 // to every hook (a plugin's CLAUDE_PLUGIN_ROOT).
 func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage, prefix string, env map[string]string) claudeConversion {
@@ -218,6 +223,8 @@ func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage,
 			Hooks   []struct {
 				Type    string   `json:"type"`
 				Command string   `json:"command"`
+				Prompt  string   `json:"prompt"`
+				Model   string   `json:"model"`
 				Timeout *float64 `json:"timeout"`
 				Async   bool     `json:"async"`
 				If      string   `json:"if"`
@@ -229,7 +236,7 @@ func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage,
 				Why: fmt.Sprintf("not a list of {matcher, hooks}: %v", err)})
 			continue
 		}
-		n := 0
+		n, np := 0, 0
 		for gi, g := range groups {
 			matcher := ""
 			if g.Matcher != nil {
@@ -245,34 +252,44 @@ func convertClaudeHooks(doc jsonDoc, base []any, raw map[string]json.RawMessage,
 			}
 			for hi, hk := range g.Hooks {
 				pos := at(ev, gi, "hooks", hi)
-				if hk.Type != "command" {
+				if hk.Type != "command" && hk.Type != "prompt" {
 					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s of type %q", ev, hk.Type), Pos: pos,
-						Why: "ollm runs command hooks only"})
+						Why: "ollm runs command and prompt hooks only"})
 					continue
 				}
-				if strings.TrimSpace(hk.Command) == "" {
+				if hk.Type == "command" && strings.TrimSpace(hk.Command) == "" {
 					out.skipped = append(out.skipped, schema.ImportItem{What: "hook " + ev + " without a command", Pos: pos,
 						Why: "a command hook needs a command"})
 					continue
 				}
-				// Loaded, with a word for each field ollm does not apply.
-				if hk.If != "" {
-					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s field if %q", ev, hk.If), Pos: at(ev, gi, "hooks", hi, "if"),
-						Why: "not applied: the hook runs for every call its matcher selects; narrow the matcher to keep it to fewer calls"})
+				if hk.Type == "prompt" && strings.TrimSpace(hk.Prompt) == "" {
+					out.skipped = append(out.skipped, schema.ImportItem{What: "hook " + ev + " without a prompt", Pos: pos,
+						Why: "a prompt hook needs a prompt"})
+					continue
 				}
-				if hk.Shell != "" && hk.Shell != "bash" && hk.Shell != "sh" {
-					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s field shell %q", ev, hk.Shell), Pos: at(ev, gi, "hooks", hi, "shell"),
-						Why: "not applied: the command runs with sh -c; call the shell in the command (" + hk.Shell + " -c '...') to use it"})
+				// command hooks keep their numbers when prompt hooks join
+				name := ""
+				if hk.Type == "prompt" {
+					np++
+					name = fmt.Sprintf("%s.%s.prompt%d", prefix, ev, np)
+				} else {
+					n++
+					name = fmt.Sprintf("%s.%s.%d", prefix, ev, n)
 				}
-				n++
-				timeout := claudeDefaultTimeout
+				def := schema.Hook{Name: name, Event: ev, Matcher: matcher, Async: hk.Async, Dialect: "claude"}
+				def.Timeout = claudeDefaultTimeout
+				if hk.Type == "prompt" {
+					def.Prompt, def.Timeout = hk.Prompt, claudePromptTimeout
+				} else {
+					def.Command = hk.Command
+				}
 				if hk.Timeout != nil && *hk.Timeout > 0 {
-					timeout = int(*hk.Timeout * 1000) // Claude's timeouts are seconds
+					def.Timeout = int(*hk.Timeout * 1000) // Claude's timeouts are seconds
 				}
-				def := schema.Hook{
-					Name: fmt.Sprintf("%s.%s.%d", prefix, ev, n), Event: ev, Command: hk.Command,
-					Timeout: timeout, Matcher: matcher, Async: hk.Async, Dialect: "claude",
-				}
+				hookFields(&def, ev, canon, hk.Type, hk.If, hk.Shell, hk.Model, func(field, what, why string) {
+					out.skipped = append(out.skipped, schema.ImportItem{What: fmt.Sprintf("hook %s field %s %q", ev, field, what),
+						Pos: at(ev, gi, "hooks", hi, field), Why: why})
+				})
 				if len(env) > 0 {
 					def.Env = map[string]string{}
 					for k, v := range env {

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,28 +207,53 @@ func TestValidateMarketplace(t *testing.T) {
 	}
 }
 
-// A hook's `if` and `shell` fields are not applied: the hook loads, and
-// each field is named once with what happens instead.
-func TestClaudeHookFieldsNotApplied(t *testing.T) {
+// A hook's if, shell and prompt load into the definition; what ollm
+// cannot apply (an if it cannot read, an unknown shell, a prompt hook's
+// model) is named once with what happens instead, and the hook loads.
+func TestClaudeHookFields(t *testing.T) {
 	e := newEnv(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(e.home.Dir, "claude"))
 	e.write("ws/.claude/settings.json", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-  {"type": "command", "command": "guard.sh", "if": "Bash(rm *)", "shell": "zsh"}]}]}}`)
+  {"type": "command", "command": "guard.sh", "if": "Bash(rm *)", "shell": "zsh"},
+  {"type": "command", "command": "g2.sh", "if": "Task(x)", "shell": "tcsh"},
+  {"type": "prompt", "prompt": "Safe? $ARGUMENTS", "model": "claude-haiku", "timeout": 5},
+  {"type": "command", "command": "g3.sh"}]}],
+  "Stop": [{"hooks": [{"type": "prompt", "prompt": "Done?"}]}]}}`)
 	r, err := Load(e.opts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Profile.Hooks.Definitions) != 1 || r.Profile.Hooks.Definitions[0].Command != "guard.sh" {
-		t.Fatalf("the hook did not load: %+v", r.Profile.Hooks.Definitions)
+	var got []string
+	for _, h := range r.Profile.Hooks.Definitions {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%d", h.Name, h.Command, h.Prompt, h.If, h.Shell, h.Timeout))
+	}
+	want := []string{
+		"claude.PreToolUse.1|guard.sh||Bash(rm *)|zsh|60000",
+		"claude.PreToolUse.2|g2.sh||||60000", // unreadable if, unknown shell: dropped
+		"claude.PreToolUse.prompt1||Safe? $ARGUMENTS|||5000",
+		"claude.PreToolUse.3|g3.sh||||60000", // numbered as before prompt hooks loaded
+		"claude.Stop.prompt1||Done?|||30000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hooks:\n got %s\nwant %s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var all []string
 	for _, p := range r.Problems {
 		all = append(all, p.Pos+" "+p.Message)
 	}
-	for _, w := range []string{`hook PreToolUse field if "Bash(rm *)" skipped: not applied: the hook runs for every call its matcher selects`,
-		`hook PreToolUse field shell "zsh" skipped: not applied: the command runs with sh -c`} {
-		if !strings.Contains(strings.Join(all, "\n"), w) {
-			t.Errorf("no warning %q in\n%s", w, strings.Join(all, "\n"))
+	text := strings.Join(all, "\n")
+	for _, w := range []string{
+		`hook PreToolUse field if "Task(x)" skipped: cannot be applied (Task has no counterpart among ollm's tools): the hook runs for every call its matcher selects`,
+		`hook PreToolUse field shell "tcsh" skipped: not a shell ollm knows`,
+		`hook PreToolUse field model "claude-haiku" skipped: not applied: prompt hooks are answered by the session's model`,
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("no warning %q in\n%s", w, text)
+		}
+	}
+	for _, no := range []string{`"Bash(rm *)"`, `"zsh"`, "not applied: the hook runs", "prompt\" skipped"} {
+		if strings.Contains(text, no) {
+			t.Errorf("a warning about %s, which now applies:\n%s", no, text)
 		}
 	}
 }

@@ -94,7 +94,7 @@ type HookOverride struct {
 type Hook struct {
 	Name       string            `json:"name"`
 	Event      string            `json:"event,omitempty"`
-	Command    string            `json:"command"`
+	Command    string            `json:"command,omitempty"` // "" for a prompt hook
 	Args       []string          `json:"args,omitempty"`
 	Env        map[string]string `json:"env,omitempty"`
 	Timeout    int               `json:"timeout,omitempty"` // ms; 0 means hooks.timeout
@@ -103,6 +103,16 @@ type Hook struct {
 	Async      bool              `json:"async"`
 	Persistent bool              `json:"persistent"`
 	Dialect    string            `json:"dialect"` // "ollm" | "claude" | "gemini"
+	// Prompt makes a prompt hook: no process, the session's model is
+	// asked (the text, $ARGUMENTS the hook input) and answers
+	// {"ok": bool, "reason": "..."}; Command is then empty.
+	Prompt string `json:"prompt,omitempty"`
+	// If is a Claude Code permission rule (Bash(rm *), Edit(src/**),
+	// mcp__server__tool): the hook runs only for tool calls it matches.
+	If string `json:"if,omitempty"`
+	// Shell runs Command through that shell, found on PATH when the
+	// hook runs: bash, sh, zsh, fish, pwsh or powershell.
+	Shell string `json:"shell,omitempty"`
 	// Sandbox is what the hook's process may do; nil: its extension's
 	// permissions, else the profile's sandbox.hooks.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`

@@ -120,5 +120,11 @@ func HookHash(h *Hook, cwd string, hashDir func(string) (string, error)) (string
 
 // CommandString is the hook's command line for display.
 func CommandString(h *Hook) string {
+	if h.Def.Prompt != "" {
+		return "prompt: " + h.Def.Prompt
+	}
+	if h.Def.Shell != "" {
+		return strings.TrimSpace(h.Def.Shell + " -c " + h.Def.Command + " " + strings.Join(h.Def.Args, " "))
+	}
 	return strings.TrimSpace(h.Def.Command + " " + strings.Join(h.Def.Args, " "))
 }

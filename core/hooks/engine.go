@@ -74,6 +74,11 @@ type Options struct {
 	Version string
 	Model   func() string
 
+	// AskModel sends one request to the session's model (a system
+	// prompt and a user message) and returns the reply's text: what
+	// prompt hooks are evaluated with. nil: prompt hooks fail to start.
+	AskModel func(ctx context.Context, system, user string) (string, error)
+
 	// SandboxRequired (sandbox.required): when the machine cannot sandbox,
 	// a hook fails to start (a failClosed hook blocks) instead of running
 	// unsandboxed with one warning per engine.
@@ -206,6 +211,9 @@ func (e *Engine) Emit(ctx context.Context, ev Event, data map[string]any) (Outco
 			f.Data["session_id"] = e.opts.Session.ID
 		}
 		for _, h := range Plan(e.reg, ev, f.Data) {
+			if !ifMatches(h, ev, f.Data, e.opts.Session.Cwd) {
+				continue // its `if` does not match the call: no process
+			}
 			if err := ctx.Err(); err != nil {
 				return e.finish(out, f), err
 			}
@@ -261,9 +269,12 @@ func (e *Engine) run(ctx context.Context, h *Hook, ev Event, data, extra map[str
 		out = RunOutput{ExitCode: -1, Err: fmt.Errorf("encode input: %w", err)}
 	} else {
 		e.opts.GitWatch.Begin()
-		if h.Def.Persistent {
+		switch {
+		case h.Def.Prompt != "":
+			out = e.runPrompt(ctx, h, input)
+		case h.Def.Persistent:
 			out = e.runPersistent(ctx, h, ev, data, extra)
-		} else {
+		default:
 			out = e.runOnce(ctx, h, ev, input, sess.claudeTranscript)
 		}
 		for _, held := range e.opts.GitWatch.End() {
@@ -299,6 +310,12 @@ func (e *Engine) runOnce(ctx context.Context, h *Hook, ev Event, input []byte, t
 	defer closeLog()
 	dir := e.dir(h)
 	path, args := commandLine(h, dir)
+	if h.Def.Shell != "" {
+		var err error
+		if path, args, err = shellLine(h); err != nil {
+			return RunOutput{ExitCode: -1, StartErr: err}
+		}
+	}
 	return runProcess(ctx, runSpec{
 		Path: path, Args: args, Dir: dir, Env: e.env(h, ev), Stdin: input,
 		Timeout: h.timeout(e.opts.Timeout), Grace: e.opts.Grace, MaxStdout: e.opts.MaxOutput, Log: log,

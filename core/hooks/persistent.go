@@ -208,6 +208,12 @@ func (p *persistentProc) start() (*conn, error) {
 	e, h := p.e, p.h
 	dir := e.dir(h)
 	path, args := commandLine(h, dir)
+	if h.Def.Shell != "" {
+		var err error
+		if path, args, err = shellLine(h); err != nil {
+			return nil, err
+		}
+	}
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = dir, e.env(h, "")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // before the sandbox, which adds to it

@@ -162,6 +162,12 @@ func LooseHash(def schema.Hook, dir string) (string, error) {
 	for _, a := range def.Args {
 		fmt.Fprintf(hs, "arg\x00%s\x00", a)
 	}
+	// what runs and when: unset, they leave the hash of older hooks as it was
+	for _, f := range [][2]string{{"prompt", def.Prompt}, {"shell", def.Shell}, {"if", def.If}} {
+		if f[1] != "" {
+			fmt.Fprintf(hs, "%s\x00%s\x00", f[0], f[1])
+		}
+	}
 	for _, tok := range scriptTokens(def, dir) {
 		if err := hashFile(hs, tok, dir); err != nil {
 			return "", err
