@@ -114,8 +114,8 @@ func (rt *Runtime) stillConnecting(waitStart time.Time) []connectingServer {
 	defer rt.mu.RUnlock()
 	var out []connectingServer
 	for _, s := range all {
-		if s.State != mcp.StateConnecting {
-			continue
+		if s.State != mcp.StateConnecting || s.Cached {
+			continue // a server whose tools are cached is not waited for
 		}
 		since := s.Since
 		if since.IsZero() {
