@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/ollm/ollm/core/tool"
 )
@@ -38,12 +40,41 @@ func (m *Manager) earlyMode(s *server) bool {
 	return m.opts.EarlyTools && m.toolCache != nil && s.spec.Transport() == TransportStdio
 }
 
-// loadEarly looks up s's tool cache entry before its first connection
-// and offers its tools. It runs on s's own goroutine.
-func (m *Manager) loadEarly(s *server) {
-	if s.earlyKnown == nil {
-		return
+// loadAllEarly looks up the tool cache entries of the servers Start is
+// about to start, all of them before any process starts: 50 node servers
+// starting take both cores of a small machine for seconds, and a look-up
+// queued behind them made a first prompt wait 0.5-1 s for the cache.
+func (m *Manager) loadAllEarly() {
+	var todo []*server
+	for _, name := range m.order {
+		s := m.servers[name]
+		if !m.opts.Disabled && s.spec.Config.Enabled && s.spec.Off == "" && m.earlyMode(s) &&
+			(!s.spec.NeedsApproval() || m.opts.Approved != nil && m.opts.Approved(s.spec)) {
+			s.earlyKnown = make(chan struct{})
+			todo = append(todo, s)
+		}
 	}
+	var wg sync.WaitGroup
+	next := make(chan *server)
+	for range min(len(todo), runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range next {
+				m.loadEarly(s)
+			}
+		}()
+	}
+	for _, s := range todo {
+		next <- s
+	}
+	close(next)
+	wg.Wait()
+}
+
+// loadEarly looks up s's tool cache entry before its first connection
+// and offers its tools.
+func (m *Manager) loadEarly(s *server) {
 	defer close(s.earlyKnown)
 	cfg := ExpandServer(s.spec.Name, s.spec.Config, m.opts.Environ, s.spec.SettingsEnv, s.spec.vars(&m.opts))
 	c := &conn{spec: s.spec, cfg: cfg, opts: &m.opts, log: slog.New(slog.DiscardHandler)}

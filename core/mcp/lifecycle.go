@@ -22,7 +22,6 @@ const stableAfter = time.Minute
 func (m *Manager) run(s *server) {
 	defer m.wg.Done()
 	defer s.settle.Do(func() { close(s.settled) })
-	m.loadEarly(s)
 	for {
 		c, err := m.connect(s)
 		if err != nil {

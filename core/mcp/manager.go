@@ -315,6 +315,7 @@ func FromSpecs(r *schema.Resolved, specs []Spec, opts Options) *Manager {
 // Start connects every enabled server in parallel and returns at once; a
 // session can begin while servers are still connecting. WaitReady waits.
 func (m *Manager) Start() {
+	m.loadAllEarly()
 	for _, name := range m.order {
 		s := m.servers[name]
 		switch {
@@ -329,9 +330,6 @@ func (m *Manager) Start() {
 			s.settle.Do(func() { close(s.settled) })
 		default:
 			m.setState(s, StateConnecting, nil)
-			if m.earlyMode(s) {
-				s.earlyKnown = make(chan struct{})
-			}
 			m.wg.Add(1)
 			go m.run(s)
 		}
