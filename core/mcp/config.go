@@ -51,6 +51,10 @@ type Spec struct {
 	// LoginCommand is what the user runs to log in, for messages;
 	// default "ollm mcp login <name>".
 	LoginCommand string
+	// Pin is the extension's version and content hash as resolved (and,
+	// for a store extension, as ollm.lock pins it): part of the tool
+	// cache's key, so an updated extension's servers are listed afresh.
+	Pin string
 	// Off, when set, says why the server does not run although its
 	// configuration enables it: its extension is not enabled (a session
 	// would not activate it). It is shown disabled with this as its error.
@@ -149,7 +153,7 @@ func Specs(r *schema.Resolved) []Spec {
 			specs = append(specs, Spec{
 				Name: ext.Name + ":" + name, Config: cfg, Scope: ext.Scope,
 				Extension: ext.Name, Dir: ext.Dir, SettingsEnv: env, SecretEnv: secret,
-				Permissions: ext.Manifest.Permissions.Clone(),
+				Permissions: ext.Manifest.Permissions.Clone(), Pin: ext.Manifest.Version + " " + ext.Hash,
 			})
 		}
 	}

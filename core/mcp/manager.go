@@ -71,6 +71,11 @@ type Options struct {
 	// one round trip less). The server still validates every call, and
 	// Relist asks it for the list when the entry falls short.
 	UseToolCache bool
+	// EarlyTools (sessions): a stdio server still in its first connection
+	// offers the tools its ToolCache entry lists meanwhile, and WaitReady
+	// does not wait for it; a call to one of them waits for that server
+	// and is checked against its own list (early.go).
+	EarlyTools bool
 	// Snapshot: the Manager serves a command that takes the servers' tools
 	// as they are at connect and exits (`ollm mcp list|tools|call`), so
 	// notifications/tools/list_changed do not start another tools/list
@@ -199,6 +204,10 @@ type Status struct {
 	// Since is when the current connection attempt began (StateConnecting
 	// only), so a caller waiting for the server can say for how long.
 	Since time.Time `json:"-"`
+	// Cached: the server is connecting for the first time and its tools
+	// are offered from the tool cache meanwhile (Options.EarlyTools), so
+	// a first prompt does not wait for it.
+	Cached bool `json:"-"`
 }
 
 // Event reports a change: a server's new status and the whole MCP tool set
@@ -229,6 +238,11 @@ type Manager struct {
 
 	protocols *protocolCache
 	toolCache *toolCache
+
+	// earlyNames are the model-facing names given to tools offered from
+	// the tool cache (early.go), so a call the model makes after the
+	// server's own list replaced them still finds them and is told why.
+	earlyNames map[string]ToolKey
 }
 
 // server is the Manager's record of one server.
@@ -244,6 +258,12 @@ type server struct {
 	readyAt  time.Time
 	attempts int
 	auth     *authTransport // HTTP servers with a TokenDir
+	// early are the tools of the server's tool cache entry, offered while
+	// its first connection attempt runs (Options.EarlyTools); earlyKnown
+	// is closed once the entry was looked up, cached says it was found.
+	early      []*toolDef
+	earlyKnown chan struct{}
+	cached     bool
 }
 
 // New prepares a Manager for specs; Start starts them.
@@ -295,6 +315,7 @@ func FromSpecs(r *schema.Resolved, specs []Spec, opts Options) *Manager {
 // Start connects every enabled server in parallel and returns at once; a
 // session can begin while servers are still connecting. WaitReady waits.
 func (m *Manager) Start() {
+	m.loadAllEarly()
 	for _, name := range m.order {
 		s := m.servers[name]
 		switch {
@@ -316,11 +337,16 @@ func (m *Manager) Start() {
 }
 
 // WaitReady waits until every server has finished its first connection
-// attempt (ready or failed), or ctx ends.
+// attempt (ready or failed), or ctx ends. With Options.EarlyTools a
+// server whose tools the tool cache holds is not waited for (early.go).
 func (m *Manager) WaitReady(ctx context.Context) error {
 	for _, name := range m.order {
+		s := m.servers[name]
+		if m.offersEarly(ctx, s) {
+			continue
+		}
 		select {
-		case <-m.servers[name].settled:
+		case <-s.settled:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -343,6 +369,9 @@ func (s *server) snapshot() Status {
 	st := s.status
 	st.Warnings = append([]string(nil), st.Warnings...)
 	st.Tools = len(s.defs)
+	if s.offersEarlyLocked() {
+		st.Cached, st.Tools = true, len(s.early)
+	}
 	if s.logs != nil {
 		st.Log = s.logs.path
 	}

@@ -193,7 +193,9 @@ func (tc *toolCache) forget(key string) error {
 // capabilities ollm offers it (server-everything lists its roots,
 // elicitation and sampling tools only to clients that offer them), and
 // command, directory, arguments and its own environment (its env entries
-// and its extension's settings, as expanded), or URL and headers. Secrets
+// and its extension's settings, as expanded), its extension's pin and
+// its program's and script's size and time (programIdentity), or URL and
+// headers. Secrets
 // in the environment or headers go into the hash, never into the file.
 func toolCacheKey(spec Spec, cfg Expanded, caps string) string {
 	h := sha256.New()
@@ -222,6 +224,12 @@ func toolCacheKey(spec Spec, cfg Expanded, caps string) string {
 		}
 		for _, kv := range ownEnv(spec, cfg.Env) {
 			field(kv)
+		}
+		// issue 29: the extension's pin, and the program and the files
+		// its arguments name as they are on disk (early.go)
+		field(spec.Pin)
+		for _, id := range programIdentity(cfg.Command, dir, cfg.Args) {
+			field(id)
 		}
 	} else {
 		field(cfg.URL)

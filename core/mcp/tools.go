@@ -39,6 +39,9 @@ type toolDef struct {
 	// task: the tool must be called as a task (execution.taskSupport
 	// "required"): created, polled, its result fetched (tasks.go).
 	task bool
+	// early: the definition comes from the tool cache, offered while the
+	// server connects; a call is checked against the server's own list.
+	early bool
 }
 
 // loadTools lists a server's tools, records the list in the tool cache
@@ -282,7 +285,12 @@ func (m *Manager) Tools() []tool.Tool {
 	var defs []*toolDef
 	var keys []ToolKey
 	for _, name := range m.order {
-		for _, d := range m.servers[name].defs {
+		s := m.servers[name]
+		list := s.defs
+		if s.offersEarlyLocked() {
+			list = s.early
+		}
+		for _, d := range list {
 			defs = append(defs, d)
 			keys = append(keys, d.key)
 		}
@@ -292,6 +300,9 @@ func (m *Manager) Tools() []tool.Tool {
 	for _, d := range defs {
 		n, _ := names.Name(d.key)
 		m.tools = append(m.tools, &mcpTool{m: m, def: d, name: n})
+		if d.early {
+			m.rememberEarly(n, d.key)
+		}
 	}
 	m.toolsValid = true
 	return append([]tool.Tool(nil), m.tools...)
@@ -305,7 +316,7 @@ func (m *Manager) Lookup(name string) (tool.Tool, bool) {
 			return t, true
 		}
 	}
-	return nil, false
+	return m.lookupEarly(name)
 }
 
 // mcpTool is an MCP tool as a tool.Tool.
@@ -384,6 +395,9 @@ func (i *invocation) Confirmation() *tool.Confirmation {
 }
 
 func (i *invocation) Execute(ctx context.Context, out func(tool.Chunk)) (tool.Result, error) {
+	if i.t.def.early {
+		return i.t.m.callEarly(ctx, i.t.def, i.params, out)
+	}
 	return i.t.m.Call(ctx, i.t.def.key, i.params, out)
 }
 

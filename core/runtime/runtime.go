@@ -489,7 +489,11 @@ func (rt *Runtime) serverOptions(g *schema.Resolved, approve func(mcp.Spec) bool
 func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 	o := mcp.Options{LogDir: rt.Home.Logs(), Environ: rt.opts.Environ(), Reserved: rt.reserved,
 		ProtocolCache: filepath.Join(rt.Home.Cache(), "mcp-protocols.json"), // known servers skip the discover probe
-		Approved:      func(mcp.Spec) bool { return rt.wsTrusted.Load() }, StopGrace: rt.opts.MCPStopGrace}
+		Approved:      func(mcp.Spec) bool { return rt.wsTrusted.Load() }, StopGrace: rt.opts.MCPStopGrace,
+		// Nothing waits (issue 29): every list a server gives is recorded,
+		// and a first prompt offers the recorded tools of a stdio server
+		// still connecting instead of waiting for it (core/mcp/early.go).
+		ToolCache: filepath.Join(rt.Home.Cache(), "mcp-tools"), EarlyTools: true}
 	if rt.Workspace.Root != "" {
 		o.Roots = []string{rt.Workspace.Root}
 	}

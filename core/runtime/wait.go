@@ -22,6 +22,9 @@ import (
 // with the others' tools. Nothing else waits: runtime.New, the TUI and
 // ACP's session/new return while servers connect, and a server's tools
 // join the session (AgentTools looks them up live) when it is ready.
+// Issue 29: a stdio server whose tools the tool cache holds is not waited
+// for at all; its cached tools stand in until it is ready
+// (core/mcp/early.go); only a server without an entry is waited for.
 
 // When the notice comes: not before waitNoticeAfter of waiting (a quarter
 // of the connection timeout when that is shorter), once the set of
@@ -114,8 +117,8 @@ func (rt *Runtime) stillConnecting(waitStart time.Time) []connectingServer {
 	defer rt.mu.RUnlock()
 	var out []connectingServer
 	for _, s := range all {
-		if s.State != mcp.StateConnecting {
-			continue
+		if s.State != mcp.StateConnecting || s.Cached {
+			continue // a server whose tools are cached is not waited for
 		}
 		since := s.Since
 		if since.IsZero() {

@@ -35,6 +35,7 @@ var runs = []run{
 	{"./cmd/ollm", "^BenchmarkStart$/^(go-hello|ollm-)", "40x", 3},
 	{"./cmd/ollm", "^BenchmarkStart$/^gemini-", "3x", 2},
 	{"./cmd/cli", "^BenchmarkACPSessionNew$", "20x", 3},
+	{"./cmd/cli", "^BenchmarkRunFirstRequest50Cached$", "10x", 1},
 }
 
 // sel names one figure: a benchmark (without the -GOMAXPROCS suffix) and
@@ -125,6 +126,9 @@ var rows = []row{
 	{Area: "core/runtime", What: "quitting that session at once: `Runtime.Close` stops the 100 servers still starting (SIGTERM, reaped), mean",
 		Measured: sel{"BenchmarkRuntimeFromGeneration50/two-servers-each", "close-ms"}, Reference: &sel{"BenchmarkRuntimeFromGeneration50/no-servers", "close-ms"},
 		RefLabel: "the same without MCP servers", Check: checkNone, Target: "recorded (#14)"},
+	{Area: "cmd/cli", What: "`ollm run -p`: first request to the model after start with 50 node stdio servers whose tools are cached (all still connecting), median",
+		Measured: sel{"BenchmarkRunFirstRequest50Cached/fifty-cached", "first-request-ms"}, Reference: &sel{"BenchmarkRunFirstRequest50Cached/no-servers", "first-request-ms"},
+		RefLabel: "the same run without MCP servers", Check: checkMax, Limit: 50 * ms, Target: "<= 50 ms (#29)"},
 	{Area: "store", What: "verify 50 unchanged store entries (20 files each) against ollm.lock at session start, warm fingerprint cache",
 		Measured: sel{"BenchmarkVerifyStore50/warm", "ns/op"}, Reference: &sel{"BenchmarkVerifyStore50/rehash", "ns/op"},
 		RefLabel: "the same with every entry hashed in full", Check: checkMax, Limit: 5 * ms, Target: "< 5 ms (#12)"},
@@ -186,4 +190,5 @@ var unitNS = map[string]float64{
 	"net-overhead-ms/turn":  ms,
 	"hook-programs-ms/turn": ms,
 	"close-ms":              ms,
+	"first-request-ms":      ms,
 }
