@@ -335,6 +335,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (Reply, error) {
 }
 
 func (s *Session) run(ctx context.Context, prompt string, images [][]byte) (Reply, error) {
+	defer s.endLoaded()
 	if !s.started {
 		if err := s.Start(ctx); err != nil {
 			return Reply{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/ollm/ollm/core/hooks"
 	"github.com/ollm/ollm/core/llm"
 	"github.com/ollm/ollm/core/policy"
+	"github.com/ollm/ollm/core/skills"
 	"github.com/ollm/ollm/core/tool"
 	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
@@ -87,6 +88,9 @@ func (s *Session) runCalls(ctx context.Context, n int, calls []llm.ToolCall, rep
 			rec.Error = p.res.Error.Message
 		}
 		rep.ToolCalls = append(rep.ToolCalls, rec)
+		if a, ok := p.res.Data.(skills.Activation); ok && p.res.Error == nil {
+			s.skillLoaded(a.Skill())
+		}
 		res := p.res
 		s.publish(Event{Type: EvToolResult, Turn: n, Tool: &ToolEvent{ID: p.call.ID, Name: p.call.Name, Args: p.args, Result: &res, Files: res.Files}})
 	}

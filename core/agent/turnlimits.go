@@ -25,6 +25,9 @@ type turnLimits struct {
 	tools []string       // tool patterns offered; nil: no restriction
 	pol   *policy.Policy // allow rules of allowed-tools, default deny
 	model string
+	// loaded: set by a skill the model loaded (skillLoaded), for the
+	// rest of that prompt only.
+	loaded bool
 }
 
 // claudeModels are Claude Code's model names, which no local server
@@ -80,6 +83,29 @@ func (s *Session) limitTurn(sk skills.Skill) {
 
 func (s *Session) endTurn() { s.limits = nil }
 
+// skillLoaded applies the allowed-tools of a skill the model loaded with
+// activate_skill to the rest of the prompt, as they apply to a prompt the
+// user ran as /skill: only the tools they name are offered and run, and
+// activate_skill, so the skill's own files can still be read. A prompt
+// that is narrowed already stays as it is (a loaded skill never widens
+// it); a skill's model does not switch a prompt under way.
+func (s *Session) skillLoaded(sk skills.Skill) {
+	if len(sk.AllowedTools) == 0 || s.limits != nil {
+		return
+	}
+	sk.Model = ""
+	s.limitTurn(sk)
+	s.limits.loaded = true
+	s.publish(Event{Type: EvNotice, Text: fmt.Sprintf("%s: allowed-tools apply to the rest of this prompt: %s", s.limits.by, strings.Join(s.limits.specs, ", "))})
+}
+
+// endLoaded ends the limits a loaded skill set, with its prompt.
+func (s *Session) endLoaded() {
+	if s.limits != nil && s.limits.loaded {
+		s.limits = nil
+	}
+}
+
 // turnModel is the model of this prompt.
 func (s *Session) turnModel() string {
 	if s.limits != nil && s.limits.model != "" {
@@ -115,6 +141,9 @@ func (s *Session) policyName(name string) string {
 }
 
 func (l *turnLimits) offers(name string) bool {
+	if l.loaded && name == skills.ToolName {
+		return true // the loaded skill's files stay readable
+	}
 	for _, p := range l.tools {
 		if ok, _ := doublestar.Match(strings.TrimPrefix(p, "mcp:"), name); ok {
 			return true
@@ -128,6 +157,9 @@ func (l *turnLimits) offers(name string) bool {
 func (s *Session) turnRefusal(n int, p *pending, facts policy.Facts) *pending {
 	l := s.limits
 	if l == nil || l.tools == nil {
+		return nil
+	}
+	if l.loaded && p.call.Name == skills.ToolName {
 		return nil
 	}
 	if l.pol != nil && (l.offers(p.call.Name) || l.offers(facts.Name)) {

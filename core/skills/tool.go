@@ -86,8 +86,20 @@ func (r *Registry) activate(p activateParams) tool.Result {
 		}
 	}
 	b.WriteString("</skill>")
-	return tool.Result{ForModel: b.String(), Display: "loaded skill " + s.Name}
+	return tool.Result{ForModel: b.String(), Display: "loaded skill " + s.Name,
+		Data: Activation{Name: s.Name, AllowedTools: s.AllowedTools, skill: s}}
 }
+
+// Activation is what activate_skill's result carries: the skill loaded,
+// whose allowed-tools then narrow the rest of the prompt (core/agent).
+type Activation struct {
+	Name         string   `json:"skill"`
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	skill        Skill
+}
+
+// Skill is the skill activated.
+func (a Activation) Skill() Skill { return a.skill }
 
 // skillFiles lists the files beside a SKILL.md (at most 100), relative.
 func skillFiles(dir, skillFile string) []string {
