@@ -59,7 +59,8 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		}
 		spec.OAuth = &oc
 	}
-	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: opts.httpClient(), opts: o,
+	client, watch := watchMetadata(opts.httpClient())
+	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantClientCredentials {
 		if err := fl.clientCredentials(ctx); err != nil {
@@ -79,6 +80,7 @@ type loginFlow struct {
 	transport string
 	cfg       Expanded
 	client    *http.Client
+	watch     *metadataWatch // what the metadata fetched said
 	opts      LoginOptions
 	file      *tokenFile
 	oauth     *OAuthClient // pre-registered client and scopes, nil for none
@@ -235,8 +237,13 @@ func (fl *loginFlow) authorize(ctx context.Context, h *transport.OAuthHandler, l
 	if err != nil {
 		return err
 	}
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return err
+	}
+	iss := issCheck{issuer: md.Issuer, required: fl.watch.issSupported(md.Issuer)}
 	done := make(chan error, 1)
-	srv := &http.Server{Handler: callbackHandler(fl.name, h, verifier, done), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: callbackHandler(fl.name, h, verifier, iss, done), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	if err := fl.opts.OpenURL(authURL); err != nil {
@@ -259,20 +266,24 @@ func waitCallback(ctx context.Context, done <-chan error, timeout time.Duration)
 }
 
 // callbackHandler receives the authorization response on /callback: the
-// state must be the one sent, then the code is exchanged (with the PKCE
-// verifier) and the tokens saved. The first answer ends the login.
-func callbackHandler(server string, h *transport.OAuthHandler, verifier string, done chan<- error) http.Handler {
+// issuer must be the one asked (RFC 9207) and the state the one sent,
+// then the code is exchanged (with the PKCE verifier) and the tokens
+// saved. The first answer ends the login.
+func callbackHandler(server string, h *transport.OAuthHandler, verifier string, iss issCheck, done chan<- error) http.Handler {
 	var once sync.Once
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
-		err := callbackResult(r.Context(), h, r.URL.Query(), verifier)
+		err := callbackResult(r.Context(), h, r.URL.Query(), verifier, iss)
 		once.Do(func() { done <- err })
 		page(w, server, err)
 	})
 	return mux
 }
 
-func callbackResult(ctx context.Context, h *transport.OAuthHandler, q url.Values, verifier string) error {
+func callbackResult(ctx context.Context, h *transport.OAuthHandler, q url.Values, verifier string, iss issCheck) error {
+	if err := iss.check(q); err != nil { // error responses carry iss too (RFC 9207 §2)
+		return err
+	}
 	if e := q.Get("error"); e != "" {
 		return fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
 	}

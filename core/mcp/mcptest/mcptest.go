@@ -77,6 +77,12 @@ type AuthOptions struct {
 	// (prefix/revoke): it takes an access or a refresh token from the
 	// client that holds it and invalidates it.
 	Revocation bool
+	// IssSupported advertises authorization_response_iss_parameter_supported
+	// (RFC 9207) in the metadata.
+	IssSupported bool
+	// Iss, when set, gives the iss parameter of the authorization
+	// response from the issuer identifier ("" sends none).
+	Iss func(issuer string) string
 }
 
 // NewAuthServer is an authorization server at the root of its origin.
@@ -138,6 +144,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.opts.Revocation {
 		md["revocation_endpoint"] = u + "/revoke"
+	}
+	if a.opts.IssSupported {
+		md["authorization_response_iss_parameter_supported"] = true
 	}
 	writeJSONResp(w, http.StatusOK, md)
 }
@@ -204,7 +213,13 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := randomString()
 	a.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), scope: a.granted(q.Get("scope"))}
-	back := q.Get("redirect_uri") + "?" + url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
+	resp := url.Values{"code": {code}, "state": {q.Get("state")}}
+	if a.opts.Iss != nil {
+		if iss := a.opts.Iss(a.issuerFor(r)); iss != "" {
+			resp.Set("iss", iss)
+		}
+	}
+	back := q.Get("redirect_uri") + "?" + resp.Encode()
 	http.Redirect(w, r, back, http.StatusFound)
 }
 
