@@ -325,3 +325,19 @@ func TestOAuthResourceMetadataWellKnown(t *testing.T) {
 		})
 	}
 }
+
+// A private_key_jwt assertion's audience is the issuer identifier, path
+// included (the stand-in refuses the token endpoint as audience).
+func TestOAuthAssertionAudienceIsIssuer(t *testing.T) {
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Path: "/tenant1", ClientKeys: map[string]crypto.PublicKey{"svc": &ec.PublicKey}})
+	u := mcptest.StartProtectedServer(t, as)
+	spec := secureSpec(u)
+	spec.OAuth = &OAuthClient{ClientID: "svc", PrivateKeyFile: writeKey(t, ec), Grant: GrantClientCredentials}
+	if err := Login(context.Background(), spec, LoginOptions{TokenDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := as.CredentialGrants(); n != 1 {
+		t.Errorf("%d grants", n)
+	}
+}

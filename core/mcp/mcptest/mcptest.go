@@ -335,7 +335,8 @@ func (a *AuthServer) granted(scope string) string {
 
 // authenticateClient checks a client_credentials request's client: HTTP
 // basic with the registered secret, or a private_key_jwt assertion signed
-// with the registered key (RFC 7523), for this token endpoint.
+// with the registered key (RFC 7523), whose audience is the issuer
+// identifier exactly (RFC 7523bis; the token endpoint is refused).
 func (a *AuthServer) authenticateClient(r *http.Request) error {
 	if id, secret, ok := r.BasicAuth(); ok {
 		id, _ = url.QueryUnescape(id)
@@ -376,7 +377,7 @@ func (a *AuthServer) authenticateClient(r *http.Request) error {
 		Exp           int64
 	}
 	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
-	if json.Unmarshal(payload, &c) != nil || c.Iss != id || c.Sub != id || c.Aud != a.endpointBase(r)+"/token" || c.Exp < time.Now().Unix() {
+	if json.Unmarshal(payload, &c) != nil || c.Iss != id || c.Sub != id || c.Aud != a.issuerFor(r) || c.Exp < time.Now().Unix() {
 		return errors.New("bad assertion claims: " + string(payload))
 	}
 	return nil
