@@ -1,11 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -119,31 +120,100 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	return fl.authorize(ctx, h, ln)
 }
 
+// probeVersion is the protocol version the login's probe speaks.
+const probeVersion = "2025-06-18"
+
 // probe asks the server without a token; it must answer 401. The
-// challenge it returns may name its protected resource metadata.
+// challenge it returns may name its protected resource metadata. A
+// streamable HTTP server that lets initialize through is asked for its
+// tools too (many challenge only after initialize); one that lets that
+// through as well but publishes protected resource metadata (RFC 9728)
+// is logged in to all the same, with no challenge.
 func (fl *loginFlow) probe(ctx context.Context) (string, error) {
-	method, body := http.MethodPost, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ollm","version":"login"}}}`)
+	method, body := http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+probeVersion+`","capabilities":{},"clientInfo":{"name":"ollm","version":"login"}}}`
 	if fl.transport == TransportSSE {
-		method, body = http.MethodGet, nil
+		method, body = http.MethodGet, ""
 	}
-	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, bytes.NewReader(body))
+	resp, err := fl.probeRequest(ctx, method, body, "")
 	if err != nil {
 		return "", err
+	}
+	_ = resp.Body.Close() // an SSE stream that answers 200 is never read
+	if resp.StatusCode == http.StatusUnauthorized {
+		return challengeOf(resp), nil
+	}
+	first := resp.StatusCode
+	if fl.transport != TransportSSE && resp.StatusCode/100 == 2 {
+		session := resp.Header.Get("Mcp-Session-Id")
+		if r, err := fl.probeRequest(ctx, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); err == nil {
+			_ = r.Body.Close()
+		}
+		r, err := fl.probeRequest(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, session)
+		if err == nil {
+			_ = r.Body.Close()
+		}
+		if session != "" {
+			if d, err := fl.probeRequest(ctx, http.MethodDelete, "", session); err == nil {
+				_ = d.Body.Close()
+			}
+		}
+		if err == nil && (r.StatusCode == http.StatusUnauthorized || insufficientScope(r)) {
+			return challengeOf(r), nil
+		}
+		if fl.hasResourceMetadata(ctx) {
+			return "", nil
+		}
+	}
+	return "", fmt.Errorf("the server answered HTTP %d without a token, not 401, and publishes no protected resource metadata: it does not ask for an OAuth login", first)
+}
+
+// probeRequest sends one request of the probe, without a token.
+func (fl *loginFlow) probeRequest(ctx context.Context, method, body, session string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, strings.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range fl.cfg.Headers {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := fl.client.Do(req)
-	if err != nil {
-		return "", err
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("MCP-Protocol-Version", probeVersion)
 	}
-	_ = resp.Body.Close() // an SSE stream that answers 200 is never read
-	if resp.StatusCode != http.StatusUnauthorized {
-		return "", fmt.Errorf("the server answered HTTP %d without a token, not 401: it does not ask for an OAuth login", resp.StatusCode)
+	return fl.client.Do(req)
+}
+
+// hasResourceMetadata reports whether the server publishes protected
+// resource metadata naming an authorization server at an RFC 9728
+// well-known URI (path-aware, then the root).
+func (fl *loginFlow) hasResourceMetadata(ctx context.Context) bool {
+	u, err := url.Parse(fl.cfg.URL)
+	if err != nil || u.Host == "" {
+		return false
 	}
-	return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+	for _, at := range []string{root + strings.TrimSuffix(u.EscapedPath(), "/"), root} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, at, nil)
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := fl.client.Do(req)
+		if err != nil {
+			continue
+		}
+		var prm struct {
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) == nil && len(prm.AuthorizationServers) > 0
+		_ = resp.Body.Close()
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // scopes are the scopes to ask for: the configured ones, else those the

@@ -494,6 +494,17 @@ type ServerOptions struct {
 	// CallScope, when set, is a scope tools/call needs besides: a token
 	// without it gets 403 insufficient_scope.
 	CallScope string
+	// CallScopeStatus is the HTTP status of that insufficient_scope
+	// answer: 403 (the default, as RFC 6750 has it) or 401.
+	CallScopeStatus int
+	// AfterInitialize lets initialize and notifications through without
+	// a token: the first request that needs one is tools/list (a server
+	// that only challenges after initialize).
+	AfterInitialize bool
+	// OnlyCalls challenges tools/call alone: everything else goes
+	// through without a token (the protected resource metadata are
+	// served all the same).
+	OnlyCalls bool
 	// NoResourceMetadata serves no protected resource metadata (a
 	// 2025-03-26 server): the challenge names none either.
 	NoResourceMetadata bool
@@ -579,6 +590,16 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 		if prm != "" {
 			extra = `, resource_metadata="` + prm + `"`
 		}
+		var body []byte
+		if r.Method == http.MethodPost {
+			body, _ = io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if o.AfterInitialize && (bytes.Contains(body, []byte(`"method":"initialize"`)) || bytes.Contains(body, []byte(`"method":"notifications/`))) ||
+			o.OnlyCalls && !bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || !a.Valid(token) {
 			challenge := `Bearer error="invalid_token"` + extra
@@ -589,14 +610,14 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		if o.CallScope != "" && r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(`"tools/call"`)) && !slices.Contains(strings.Fields(a.Scope(token)), o.CallScope) {
-				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
-				http.Error(w, "insufficient scope", http.StatusForbidden)
-				return
+		if o.CallScope != "" && bytes.Contains(body, []byte(`"tools/call"`)) && !slices.Contains(strings.Fields(a.Scope(token)), o.CallScope) {
+			status := o.CallScopeStatus
+			if status == 0 {
+				status = http.StatusForbidden
 			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+			http.Error(w, "insufficient scope", status)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
