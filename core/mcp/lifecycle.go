@@ -141,6 +141,7 @@ func (m *Manager) authFor(s *server) *authTransport {
 	s.auth = newAuthTransport(base, m.opts.TokenDir, s.spec.tokenName(), cfg.URL)
 	if m.opts.OpenURL != nil || s.spec.grant() == GrantClientCredentials {
 		s.auth.stepUp = func(ctx context.Context, need []string) error { return m.stepUp(s, need) }
+		s.auth.login = func(context.Context) error { return m.login(s) }
 	}
 	return s.auth
 }

@@ -46,6 +46,38 @@ type metadataWatch struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	iss  map[string]bool // issuer → authorization_response_iss_parameter_supported
+	// register is the registration endpoint whose requests get
+	// "application_type": "native" (mcp-go's registration sends none).
+	register string
+}
+
+// nativeAt makes registration requests to endpoint say that ollm is a
+// native application (OpenID Connect registration's application_type,
+// which the MCP spec asks clients to send; the redirect is a loopback
+// URI).
+func (w *metadataWatch) nativeAt(endpoint string) {
+	w.mu.Lock()
+	w.register = endpoint
+	w.mu.Unlock()
+}
+
+// native adds application_type to a registration request's JSON body.
+func native(req *http.Request) *http.Request {
+	data, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+	_ = req.Body.Close()
+	var body map[string]any
+	if err != nil || json.Unmarshal(data, &body) != nil {
+		r := req.Clone(req.Context())
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		return r
+	}
+	if _, ok := body["application_type"]; !ok {
+		body["application_type"] = "native"
+	}
+	data, _ = json.Marshal(body)
+	r := req.Clone(req.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	return r
 }
 
 // watchMetadata is client with a metadataWatch in front.
@@ -61,6 +93,12 @@ func watchMetadata(client *http.Client) (*http.Client, *metadataWatch) {
 }
 
 func (w *metadataWatch) RoundTrip(req *http.Request) (*http.Response, error) {
+	w.mu.Lock()
+	reg := w.register
+	w.mu.Unlock()
+	if reg != "" && req.Method == http.MethodPost && req.URL.String() == reg && req.Body != nil {
+		req = native(req)
+	}
 	resp, err := w.base.RoundTrip(req)
 	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !strings.Contains(req.URL.Path, "/.well-known/") {
 		return resp, err

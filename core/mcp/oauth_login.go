@@ -113,6 +113,9 @@ func (fl *loginFlow) run(ctx context.Context) error {
 		return err
 	}
 	rec.AuthServerMetadata = fl.metadataURL
+	if md, err := h.GetServerMetadata(ctx); err == nil {
+		rec.Issuer = md.Issuer
+	}
 	if h, err = fl.register(ctx, h, &rec); err != nil {
 		return err
 	}
@@ -270,6 +273,7 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 	if err := checkMetadata(md, false); err != nil {
 		return nil, err
 	}
+	fl.watch.nativeAt(md.RegistrationEndpoint)
 	if err := h.RegisterClient(ctx, "ollm"); err != nil {
 		return nil, fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
 	}

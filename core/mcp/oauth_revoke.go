@@ -49,6 +49,9 @@ func Revoke(ctx context.Context, tokenDir, name string, client *http.Client) (Re
 	if err != nil {
 		return Revoked{}, fmt.Errorf("discovering the authorization server of %s: %w", rec.URL, err)
 	}
+	if err := sameIssuer(ctx, h, rec); err != nil {
+		return Revoked{}, err
+	}
 	out := Revoked{Endpoint: md.RevocationEndpoint}
 	if out.Endpoint == "" {
 		return out, nil

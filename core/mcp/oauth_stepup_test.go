@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"context"
+	"net/http"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,5 +95,55 @@ func TestOAuthStepUpOn401WithoutTerminal(t *testing.T) {
 	if res.Error == nil || !strings.Contains(res.Error.Message, `MCP tool secure:echo: the server refused the call for lack of OAuth scope`) ||
 		!strings.Contains(res.Error.Message, `run in a terminal: ollm mcp login secure --scope "mcp:basic mcp:write"`) {
 		t.Fatalf("%+v", res.Error)
+	}
+}
+
+// Dynamic registration says what ollm is: a native application.
+func TestOAuthRegistersNative(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	u := mcptest.StartProtectedServer(t, as)
+	if _, err := login(t, secureSpec(u), t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if got := as.ApplicationTypes(); len(got) != 1 || got[0] != "native" {
+		t.Errorf("application_type %q", got)
+	}
+}
+
+// The server's protected resource metadata name a new authorization
+// server: the stored client and refresh token are not sent there; ollm
+// registers with it anew and logs in, once, and the call goes through.
+// At logout the old tokens are not sent to the new server either.
+func TestOAuthAuthorizationServerMoved(t *testing.T) {
+	as1 := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Revocation: true})
+	as2 := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Revocation: true})
+	var cur atomic.Pointer[mcptest.AuthServer]
+	cur.Store(as1)
+	u := mcptest.StartServer(t, as1, mcptest.ServerOptions{Current: cur.Load})
+	tokens := t.TempDir()
+	if _, err := login(t, secureSpec(u), tokens); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := readRecord(t, tokens)
+	if old.Issuer != as1.Issuer() {
+		t.Fatalf("issuer %q", old.Issuer)
+	}
+	cur.Store(as2)
+	if _, err := Revoke(context.Background(), tokens, "secure", http.DefaultClient); err == nil || !strings.Contains(err.Error(), "the authorization server changed from "+as1.Issuer()+" to "+as2.Issuer()) {
+		t.Errorf("revoke: %v", err)
+	}
+	b := &mcptest.Browser{}
+	m := startManager(t, []Spec{secureSpec(u)}, Options{TokenDir: tokens, OpenURL: b.Open})
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"moved"}`, nil); res.ForModel != "moved" {
+		t.Fatalf("%+v", res)
+	}
+	if reg, exch, refr, _ := as2.Counts(); reg != 1 || exch != 1 || refr != 0 {
+		t.Errorf("as2: registrations %d exchanges %d refreshes %d", reg, exch, refr)
+	}
+	if slices.Contains(as2.ClientsSeen(), old.ClientID) || len(as2.Revocations()) != 0 {
+		t.Errorf("as2 saw the old client %q: %q, revocations %q", old.ClientID, as2.ClientsSeen(), as2.Revocations())
+	}
+	if rec, _ := readRecord(t, tokens); rec.Issuer != as2.Issuer() || rec.ClientID == old.ClientID {
+		t.Errorf("record %+v", rec)
 	}
 }

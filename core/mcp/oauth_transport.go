@@ -43,6 +43,9 @@ type authTransport struct {
 	// process, so a server that keeps asking cannot loop.
 	stepUp  func(ctx context.Context, scopes []string) error
 	stepUps atomic.Int32
+	// login, when set, logs in as connecting does (a browser, or the
+	// client's credentials).
+	login func(ctx context.Context) error
 	// connected is set once the server is ready (connecting has its own
 	// login); lateLogins counts the logins a tokenless 401 started.
 	connected  atomic.Bool
@@ -88,22 +91,26 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+	moved := false
 	if body, ok := replayBody(req); ok {
-		if fresh, rerr := t.refresh(req.Context(), tok); rerr == nil {
+		fresh, rerr := t.refresh(req.Context(), tok)
+		if rerr == nil {
 			discard(resp)
 			resp, err = t.send(req, body, fresh)
 			if err != nil || resp.StatusCode != http.StatusUnauthorized {
 				return resp, err
 			}
 		}
+		moved = errors.Is(rerr, errIssuerChanged)
 	}
-	if tok == nil && t.stepUp != nil && t.connected.Load() && t.lateLogins.Add(1) == 1 {
+	if (tok == nil || moved) && t.login != nil && t.connected.Load() && t.lateLogins.Add(1) == 1 {
 		// No token at all and a connected server that challenges only now
-		// (a tool call): log in, as at connection, and send it once more;
+		// (a tool call), or an authorization server that changed: log in,
+		// as at connection, and send it once more;
 		// once for the server's life (a failed login is not retried by
 		// every request). Before that, connecting logs in.
 		if body, ok := replayBody(req); ok {
-			if err := t.stepUp(req.Context(), strings.Fields(challengeParam(challengeOf(resp), "scope"))); err == nil {
+			if err := t.login(req.Context()); err == nil {
 				if rec, err := t.file.load(t.url); err == nil {
 					discard(resp)
 					tok := rec.Token
@@ -259,6 +266,9 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 	}
 	client := &http.Client{Transport: t.base, Timeout: 30 * time.Second}
 	h := newOAuthHandler(rec, t.file, client, t.url)
+	if err := sameIssuer(ctx, h, rec); err != nil {
+		return nil, err
+	}
 	if rec.Grant == GrantClientCredentials {
 		// No user is needed: the client's credentials get a new token.
 		md, err := h.GetServerMetadata(ctx)

@@ -48,6 +48,8 @@ type AuthServer struct {
 	registrations, exchanges, refreshes, pkceFailures, credentialGrants int
 	scopesAsked                                                         []string
 	revocations                                                         []string // token_type_hint of each revocation request
+	appTypes                                                            []string // application_type of each registration
+	clientsSeen                                                         []string // client_id of each authorization and token request
 }
 
 type grant struct{ client, redirect, challenge, scope string }
@@ -179,7 +181,8 @@ func (a *AuthServer) issuerFor(r *http.Request) string {
 
 func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		RedirectURIs []string `json:"redirect_uris"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		ApplicationType string   `json:"application_type"`
 	}
 	if json.NewDecoder(r.Body).Decode(&req) != nil || len(req.RedirectURIs) == 0 || !strings.HasPrefix(req.RedirectURIs[0], "http://127.0.0.1:") {
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_redirect_uri"})
@@ -189,6 +192,7 @@ func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.clients[id] = req.RedirectURIs
 	a.registrations++
+	a.appTypes = append(a.appTypes, req.ApplicationType)
 	a.mu.Unlock()
 	writeJSONResp(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": req.RedirectURIs, "token_endpoint_auth_method": "none"})
 }
@@ -206,6 +210,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 		uris = []string{q.Get("redirect_uri")}
 	}
 	a.scopesAsked = append(a.scopesAsked, q.Get("scope"))
+	a.clientsSeen = append(a.clientsSeen, q.Get("client_id"))
 	if q.Get("response_type") != "code" || len(uris) == 0 || uris[0] != q.Get("redirect_uri") ||
 		q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
 		http.Error(w, "bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
@@ -227,6 +232,7 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.clientsSeen = append(a.clientsSeen, r.Form.Get("client_id"))
 	var scope string
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
@@ -312,6 +318,21 @@ func (a *AuthServer) Revocations() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.revocations...)
+}
+
+// ApplicationTypes lists the application_type of each registration.
+func (a *AuthServer) ApplicationTypes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.appTypes...)
+}
+
+// ClientsSeen lists the client_id of each authorization and token
+// request ("" where a request named none).
+func (a *AuthServer) ClientsSeen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.clientsSeen...)
 }
 
 // ValidRefresh reports whether a refresh token would be accepted.
@@ -521,6 +542,10 @@ type ServerOptions struct {
 	// OnRequest, when set, is called with every request the server
 	// receives, before it is answered.
 	OnRequest func(*http.Request)
+	// Current, when set, is the authorization server the protected
+	// resource metadata name and whose tokens are valid, asked at each
+	// request (a server whose authorization server changes).
+	Current func() *AuthServer
 	// Mount, when set, is called with the server's mux and URL, to put
 	// more on its origin (an authorization server, for 2025-03-26).
 	Mount func(mux *http.ServeMux, url string)
@@ -563,7 +588,11 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 		}
 		prm = srv.URL + at
 		mux.HandleFunc("GET "+at, func(w http.ResponseWriter, r *http.Request) {
-			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{as.Issuer()}})
+			cur := as
+			if o.Current != nil {
+				cur = o.Current()
+			}
+			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
 		})
 		if o.UnnamedResourceMetadata {
 			prm = ""
@@ -586,6 +615,10 @@ func (a *AuthServer) require(prm string, next http.Handler) http.Handler {
 
 func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := a
+		if o.Current != nil {
+			a = o.Current()
+		}
 		var extra string
 		if prm != "" {
 			extra = `, resource_metadata="` + prm + `"`
