@@ -80,8 +80,13 @@ authorization server without dynamic registration needs the client
 registered there beforehand: --client-id and --client-secret-env, or a
 client ID metadata document it fetches: --client-metadata-url. --scope
 asks for scopes (by default those the server's challenge names); a server
-that later answers 403 insufficient_scope gets a new login asking for
-more, at most twice. --grant client_credentials gets tokens with the
+that later answers 401 or 403 insufficient_scope gets a new login asking
+for the old scopes and the new ones and the request once more (once per
+request, and not when that asks for nothing new). A server that lets
+initialize through and challenges later is probed with tools/list, or
+accepted when it publishes protected resource metadata. The authorization
+response's iss must be the authorization server's issuer (RFC 9207).
+--grant client_credentials gets tokens with the
 client's own secret or private key (private_key_jwt), with no user and no
 browser, and again by itself when they expire.`,
 		Example: `  ollm mcp login github

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -140,12 +141,15 @@ func (m *Manager) authFor(s *server) *authTransport {
 	s.auth = newAuthTransport(base, m.opts.TokenDir, s.spec.tokenName(), cfg.URL)
 	if m.opts.OpenURL != nil || s.spec.grant() == GrantClientCredentials {
 		s.auth.stepUp = func(ctx context.Context, need []string) error { return m.stepUp(s, need) }
+		s.auth.login = func(context.Context) error { return m.login(s) }
 	}
 	return s.auth
 }
 
 // stepUp logs in to s again asking for the scopes of its last login and
-// need, which the server said a request lacks (403 insufficient_scope).
+// need, which the server said a request lacks (insufficient_scope); not
+// when the last login asked for all of them already (the server would
+// get the same token and refuse again).
 // It runs on the Manager's context: the request that asked may have a
 // shorter deadline than a user in a browser.
 func (m *Manager) stepUp(s *server, need []string) error {
@@ -155,8 +159,11 @@ func (m *Manager) stepUp(s *server, need []string) error {
 		oauth = *spec.OAuth
 	}
 	wanted := slices.Clone(oauth.Scopes)
+	var asked []string
+	had := false
 	if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, spec.tokenName())}).load(s.auth.url); err == nil {
 		wanted = append(wanted, rec.Scopes...)
+		asked, had = rec.Scopes, true
 		if rec.PreRegistered && oauth.ClientID == "" {
 			oauth.ClientID, oauth.ClientSecret = rec.ClientID, rec.ClientSecret
 		}
@@ -166,6 +173,11 @@ func (m *Manager) stepUp(s *server, need []string) error {
 		if !slices.Contains(scopes, n) {
 			scopes = append(scopes, n)
 		}
+	}
+	if had && !slices.ContainsFunc(scopes, func(sc string) bool { return !slices.Contains(asked, sc) }) {
+		// The last login asked for all of them already and the server
+		// still refuses: another login would get the same token.
+		return fmt.Errorf("the last login already asked for %q", strings.Join(scopes, " "))
 	}
 	oauth.Scopes = scopes
 	spec.OAuth = &oauth
@@ -243,6 +255,9 @@ func (m *Manager) publish(s *server, c *conn, defs []*toolDef) error {
 	s.status.State, s.status.Error, s.status.Protocol, s.status.Since = StateReady, "", c.protocol(), time.Time{}
 	m.toolsValid = false
 	m.mu.Unlock()
+	if s.auth != nil {
+		s.auth.connected.Store(true) // a 401 from now on may log in by itself
+	}
 	m.emit(s)
 	go m.refreshLoop(s, c)
 	return nil
@@ -290,6 +305,9 @@ func (m *Manager) serverError(s *server, doing string, err error) error {
 func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Context, err error, timeout time.Duration) error {
 	if lost := c.causeOf(err); lost != nil && !errors.Is(lost, errClosed) {
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
+	}
+	if need, ok := s.auth.insufficientScope(); ok {
+		return m.serverError(s, stage, fmt.Errorf("the server refused the request for lack of OAuth scope (insufficient_scope, it wants %q); run in a terminal: %s --scope %q", need, s.spec.loginCommand(), need))
 	}
 	if errors.Is(err, transport.ErrAuthorizationRequired) {
 		return m.serverError(s, stage, fmt.Errorf("the server refused the request (HTTP 401 Unauthorized): check the credentials mcp.servers.%s.headers sends (`ollm trust` and `ollm profile show` list them): %w%s",

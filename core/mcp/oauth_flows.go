@@ -143,7 +143,7 @@ func fetchClientCredentials(ctx context.Context, client *http.Client, md *transp
 	basic := false
 	switch {
 	case rec.PrivateKeyFile != "":
-		assertion, err := clientAssertion(rec.PrivateKeyFile, rec.KeyID, rec.ClientID, md.TokenEndpoint)
+		assertion, err := clientAssertion(rec.PrivateKeyFile, rec.KeyID, rec.ClientID, assertionAudience(md))
 		if err != nil {
 			return nil, err
 		}
@@ -194,8 +194,20 @@ func fetchClientCredentials(ctx context.Context, client *http.Client, md *transp
 	return &tok, nil
 }
 
+// assertionAudience is the aud of a client assertion: the authorization
+// server's issuer identifier, exactly as its metadata give it (RFC
+// 7523bis, which the MCP client-credentials extension follows: a token
+// endpoint URL as audience is ambiguous between servers); the token
+// endpoint only when the metadata name no issuer.
+func assertionAudience(md *transport.AuthServerMetadata) string {
+	if md.Issuer != "" {
+		return md.Issuer
+	}
+	return md.TokenEndpoint
+}
+
 // clientAssertion is a JWT that authenticates the client (RFC 7523 §2.2):
-// issuer and subject the client id, audience the token endpoint, valid
+// issuer and subject the client id, audience the issuer, valid
 // for five minutes, signed with the private key in keyFile (RS256 for an
 // RSA key, ES256 for an EC P-256 key).
 func clientAssertion(keyFile, keyID, clientID, audience string) (string, error) {

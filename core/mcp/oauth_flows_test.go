@@ -55,9 +55,10 @@ func TestOAuthStepUp(t *testing.T) {
 	}
 }
 
-// An authorization server that never grants the scope: two step-ups, then
-// the call fails saying which scope and what to run; later calls do not
-// open the browser again.
+// An authorization server that never grants the scope: one step-up
+// asking for it; the server still refuses, and as another login would ask
+// for the same scopes there is none (no loop): the call fails saying which
+// scope and what to run; later calls do not open the browser again.
 func TestOAuthStepUpLimit(t *testing.T) {
 	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Withhold: "mcp:write"})
 	u := mcptest.StartServer(t, as, mcptest.ServerOptions{Scope: "mcp:read", CallScope: "mcp:write"})
@@ -70,8 +71,8 @@ func TestOAuthStepUpLimit(t *testing.T) {
 			t.Fatalf("call %d: %+v", i, res.Error)
 		}
 	}
-	if n := len(b.Opened()); n != 1+maxStepUps {
-		t.Errorf("browser opened %d times, want %d", n, 1+maxStepUps)
+	if n := len(b.Opened()); n != 2 {
+		t.Errorf("browser opened %d times, want 2 (the login and one step-up)", n)
 	}
 }
 
@@ -323,5 +324,21 @@ func TestOAuthResourceMetadataWellKnown(t *testing.T) {
 				t.Errorf("well-known paths asked at the refresh: %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A private_key_jwt assertion's audience is the issuer identifier, path
+// included (the stand-in refuses the token endpoint as audience).
+func TestOAuthAssertionAudienceIsIssuer(t *testing.T) {
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{Path: "/tenant1", ClientKeys: map[string]crypto.PublicKey{"svc": &ec.PublicKey}})
+	u := mcptest.StartProtectedServer(t, as)
+	spec := secureSpec(u)
+	spec.OAuth = &OAuthClient{ClientID: "svc", PrivateKeyFile: writeKey(t, ec), Grant: GrantClientCredentials}
+	if err := Login(context.Background(), spec, LoginOptions{TokenDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if n := as.CredentialGrants(); n != 1 {
+		t.Errorf("%d grants", n)
 	}
 }

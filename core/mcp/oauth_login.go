@@ -1,11 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -59,7 +60,8 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		}
 		spec.OAuth = &oc
 	}
-	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: opts.httpClient(), opts: o,
+	client, watch := watchMetadata(opts.httpClient())
+	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantClientCredentials {
 		if err := fl.clientCredentials(ctx); err != nil {
@@ -79,6 +81,7 @@ type loginFlow struct {
 	transport string
 	cfg       Expanded
 	client    *http.Client
+	watch     *metadataWatch // what the metadata fetched said
 	opts      LoginOptions
 	file      *tokenFile
 	oauth     *OAuthClient // pre-registered client and scopes, nil for none
@@ -110,6 +113,9 @@ func (fl *loginFlow) run(ctx context.Context) error {
 		return err
 	}
 	rec.AuthServerMetadata = fl.metadataURL
+	if md, err := h.GetServerMetadata(ctx); err == nil {
+		rec.Issuer = md.Issuer
+	}
 	if h, err = fl.register(ctx, h, &rec); err != nil {
 		return err
 	}
@@ -117,31 +123,100 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	return fl.authorize(ctx, h, ln)
 }
 
+// probeVersion is the protocol version the login's probe speaks.
+const probeVersion = "2025-06-18"
+
 // probe asks the server without a token; it must answer 401. The
-// challenge it returns may name its protected resource metadata.
+// challenge it returns may name its protected resource metadata. A
+// streamable HTTP server that lets initialize through is asked for its
+// tools too (many challenge only after initialize); one that lets that
+// through as well but publishes protected resource metadata (RFC 9728)
+// is logged in to all the same, with no challenge.
 func (fl *loginFlow) probe(ctx context.Context) (string, error) {
-	method, body := http.MethodPost, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ollm","version":"login"}}}`)
+	method, body := http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+probeVersion+`","capabilities":{},"clientInfo":{"name":"ollm","version":"login"}}}`
 	if fl.transport == TransportSSE {
-		method, body = http.MethodGet, nil
+		method, body = http.MethodGet, ""
 	}
-	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, bytes.NewReader(body))
+	resp, err := fl.probeRequest(ctx, method, body, "")
 	if err != nil {
 		return "", err
+	}
+	_ = resp.Body.Close() // an SSE stream that answers 200 is never read
+	if resp.StatusCode == http.StatusUnauthorized {
+		return challengeOf(resp), nil
+	}
+	first := resp.StatusCode
+	if fl.transport != TransportSSE && resp.StatusCode/100 == 2 {
+		session := resp.Header.Get("Mcp-Session-Id")
+		if r, err := fl.probeRequest(ctx, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); err == nil {
+			_ = r.Body.Close()
+		}
+		r, err := fl.probeRequest(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, session)
+		if err == nil {
+			_ = r.Body.Close()
+		}
+		if session != "" {
+			if d, err := fl.probeRequest(ctx, http.MethodDelete, "", session); err == nil {
+				_ = d.Body.Close()
+			}
+		}
+		if err == nil && (r.StatusCode == http.StatusUnauthorized || insufficientScope(r)) {
+			return challengeOf(r), nil
+		}
+		if fl.hasResourceMetadata(ctx) {
+			return "", nil
+		}
+	}
+	return "", fmt.Errorf("the server answered HTTP %d without a token, not 401, and publishes no protected resource metadata: it does not ask for an OAuth login", first)
+}
+
+// probeRequest sends one request of the probe, without a token.
+func (fl *loginFlow) probeRequest(ctx context.Context, method, body, session string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, strings.NewReader(body))
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range fl.cfg.Headers {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := fl.client.Do(req)
-	if err != nil {
-		return "", err
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("MCP-Protocol-Version", probeVersion)
 	}
-	_ = resp.Body.Close() // an SSE stream that answers 200 is never read
-	if resp.StatusCode != http.StatusUnauthorized {
-		return "", fmt.Errorf("the server answered HTTP %d without a token, not 401: it does not ask for an OAuth login", resp.StatusCode)
+	return fl.client.Do(req)
+}
+
+// hasResourceMetadata reports whether the server publishes protected
+// resource metadata naming an authorization server at an RFC 9728
+// well-known URI (path-aware, then the root).
+func (fl *loginFlow) hasResourceMetadata(ctx context.Context) bool {
+	u, err := url.Parse(fl.cfg.URL)
+	if err != nil || u.Host == "" {
+		return false
 	}
-	return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+	for _, at := range []string{root + strings.TrimSuffix(u.EscapedPath(), "/"), root} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, at, nil)
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := fl.client.Do(req)
+		if err != nil {
+			continue
+		}
+		var prm struct {
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) == nil && len(prm.AuthorizationServers) > 0
+		_ = resp.Body.Close()
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // scopes are the scopes to ask for: the configured ones, else those the
@@ -198,6 +273,7 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 	if err := checkMetadata(md, false); err != nil {
 		return nil, err
 	}
+	fl.watch.nativeAt(md.RegistrationEndpoint)
 	if err := h.RegisterClient(ctx, "ollm"); err != nil {
 		return nil, fmt.Errorf("registering ollm as a client at %s (dynamic client registration, RFC 7591): %w", md.Issuer, err)
 	}
@@ -235,8 +311,13 @@ func (fl *loginFlow) authorize(ctx context.Context, h *transport.OAuthHandler, l
 	if err != nil {
 		return err
 	}
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return err
+	}
+	iss := issCheck{issuer: md.Issuer, required: fl.watch.issSupported(md.Issuer)}
 	done := make(chan error, 1)
-	srv := &http.Server{Handler: callbackHandler(fl.name, h, verifier, done), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: callbackHandler(fl.name, h, verifier, iss, done), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	if err := fl.opts.OpenURL(authURL); err != nil {
@@ -259,20 +340,24 @@ func waitCallback(ctx context.Context, done <-chan error, timeout time.Duration)
 }
 
 // callbackHandler receives the authorization response on /callback: the
-// state must be the one sent, then the code is exchanged (with the PKCE
-// verifier) and the tokens saved. The first answer ends the login.
-func callbackHandler(server string, h *transport.OAuthHandler, verifier string, done chan<- error) http.Handler {
+// issuer must be the one asked (RFC 9207) and the state the one sent,
+// then the code is exchanged (with the PKCE verifier) and the tokens
+// saved. The first answer ends the login.
+func callbackHandler(server string, h *transport.OAuthHandler, verifier string, iss issCheck, done chan<- error) http.Handler {
 	var once sync.Once
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", func(w http.ResponseWriter, r *http.Request) {
-		err := callbackResult(r.Context(), h, r.URL.Query(), verifier)
+		err := callbackResult(r.Context(), h, r.URL.Query(), verifier, iss)
 		once.Do(func() { done <- err })
 		page(w, server, err)
 	})
 	return mux
 }
 
-func callbackResult(ctx context.Context, h *transport.OAuthHandler, q url.Values, verifier string) error {
+func callbackResult(ctx context.Context, h *transport.OAuthHandler, q url.Values, verifier string, iss issCheck) error {
+	if err := iss.check(q); err != nil { // error responses carry iss too (RFC 9207 §2)
+		return err
+	}
 	if e := q.Get("error"); e != "" {
 		return fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description"))
 	}

@@ -49,6 +49,9 @@ func Revoke(ctx context.Context, tokenDir, name string, client *http.Client) (Re
 	if err != nil {
 		return Revoked{}, fmt.Errorf("discovering the authorization server of %s: %w", rec.URL, err)
 	}
+	if err := sameIssuer(ctx, h, rec); err != nil {
+		return Revoked{}, err
+	}
 	out := Revoked{Endpoint: md.RevocationEndpoint}
 	if out.Endpoint == "" {
 		return out, nil
@@ -60,7 +63,7 @@ func Revoke(ctx context.Context, tokenDir, name string, client *http.Client) (Re
 		if t.value == "" {
 			continue
 		}
-		done, err := revokeToken(ctx, client, md.RevocationEndpoint, md.TokenEndpoint, rec, t.hint, t.value)
+		done, err := revokeToken(ctx, client, md.RevocationEndpoint, assertionAudience(md), rec, t.hint, t.value)
 		if err != nil {
 			return out, err
 		}
@@ -73,12 +76,12 @@ func Revoke(ctx context.Context, tokenDir, name string, client *http.Client) (Re
 
 // revokeToken sends one RFC 7009 revocation request; false: the server
 // does not revoke tokens of that kind (unsupported_token_type).
-func revokeToken(ctx context.Context, client *http.Client, endpoint, tokenEndpoint string, rec tokenRecord, hint, token string) (bool, error) {
+func revokeToken(ctx context.Context, client *http.Client, endpoint, audience string, rec tokenRecord, hint, token string) (bool, error) {
 	form := url.Values{"token": {token}, "token_type_hint": {hint}}
 	basic := false
 	switch {
 	case rec.PrivateKeyFile != "":
-		assertion, err := clientAssertion(rec.PrivateKeyFile, rec.KeyID, rec.ClientID, tokenEndpoint)
+		assertion, err := clientAssertion(rec.PrivateKeyFile, rec.KeyID, rec.ClientID, audience)
 		if err != nil {
 			return false, err
 		}

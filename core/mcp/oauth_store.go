@@ -28,10 +28,15 @@ type tokenRecord struct {
 	// named in its WWW-Authenticate challenge (same origin only), so a
 	// refresh discovers the authorization server the way the login did.
 	ResourceMetadata string `json:"resourceMetadata,omitempty"`
-	ClientID         string `json:"clientId"`
-	ClientSecret     string `json:"clientSecret,omitempty"`
-	AuthMethod       string `json:"tokenEndpointAuthMethod,omitempty"`
-	RedirectURI      string `json:"redirectUri,omitempty"`
+	// Issuer is the authorization server the client is registered with
+	// and the tokens come from; when discovery later finds another (the
+	// server moved), neither the client nor the tokens are sent there: a
+	// new login registers again.
+	Issuer       string `json:"issuer,omitempty"`
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	AuthMethod   string `json:"tokenEndpointAuthMethod,omitempty"`
+	RedirectURI  string `json:"redirectUri,omitempty"`
 	// Scopes were asked for at login (and are asked for again at a
 	// step-up, with the ones the server wants added).
 	Scopes []string `json:"scopes,omitempty"`

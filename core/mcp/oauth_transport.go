@@ -36,12 +36,20 @@ type authTransport struct {
 	// not be answered; nil once a request gets through.
 	challenge atomic.Pointer[string]
 
-	// stepUp, when set, logs in again asking for the scopes a 403
-	// insufficient_scope names (with those of the last login); at most
-	// maxStepUps times for the server's life in this process, so a server
-	// that keeps asking cannot loop.
+	// stepUp, when set, logs in again asking for the scopes a 401 or 403
+	// insufficient_scope names (with those of the last login); it fails
+	// without a login when that adds no scope to the last login's. At
+	// most one per request and maxStepUps for the server's life in this
+	// process, so a server that keeps asking cannot loop.
 	stepUp  func(ctx context.Context, scopes []string) error
 	stepUps atomic.Int32
+	// login, when set, logs in as connecting does (a browser, or the
+	// client's credentials).
+	login func(ctx context.Context) error
+	// connected is set once the server is ready (connecting has its own
+	// login); lateLogins counts the logins a tokenless 401 started.
+	connected  atomic.Bool
+	lateLogins atomic.Int32
 	// insufficient is the scope of the last 403 insufficient_scope that
 	// no step-up answered; nil once a request gets through.
 	insufficient atomic.Pointer[string]
@@ -62,6 +70,8 @@ func (t *authTransport) wantsLogin() bool { return t != nil && t.challenge.Load(
 func (t *authTransport) reset() {
 	if t != nil {
 		t.challenge.Store(nil)
+		t.insufficient.Store(nil)
+		t.connected.Store(false)
 	}
 }
 
@@ -71,7 +81,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	tok := t.current(req.Context())
 	resp, err := t.send(req, req.Body, tok)
-	if err == nil && resp.StatusCode == http.StatusForbidden {
+	if err == nil && (resp.StatusCode == http.StatusForbidden || tok != nil && insufficientScope(resp)) {
 		return t.forbidden(req, resp)
 	}
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -81,12 +91,33 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+	moved := false
 	if body, ok := replayBody(req); ok {
-		if fresh, rerr := t.refresh(req.Context(), tok); rerr == nil {
+		fresh, rerr := t.refresh(req.Context(), tok)
+		if rerr == nil {
 			discard(resp)
 			resp, err = t.send(req, body, fresh)
 			if err != nil || resp.StatusCode != http.StatusUnauthorized {
 				return resp, err
+			}
+		}
+		moved = errors.Is(rerr, errIssuerChanged)
+	}
+	if (tok == nil || moved) && t.login != nil && t.connected.Load() && t.lateLogins.Add(1) == 1 {
+		// No token at all and a connected server that challenges only now
+		// (a tool call), or an authorization server that changed: log in,
+		// as at connection, and send it once more;
+		// once for the server's life (a failed login is not retried by
+		// every request). Before that, connecting logs in.
+		if body, ok := replayBody(req); ok {
+			if err := t.login(req.Context()); err == nil {
+				if rec, err := t.file.load(t.url); err == nil {
+					discard(resp)
+					tok := rec.Token
+					if resp, err = t.send(req, body, &tok); err != nil || resp.StatusCode != http.StatusUnauthorized {
+						return resp, err
+					}
+				}
 			}
 		}
 	}
@@ -95,15 +126,17 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// forbidden handles a 403: one that says insufficient_scope gets a
-// step-up login (when one is possible and the limit not reached) and the
-// request once more; otherwise it is passed on and remembered.
+// forbidden handles a 403, or a 401 that says insufficient_scope (the
+// token is valid but not enough; refreshing it would not help): one that
+// says insufficient_scope gets a step-up login (when one is possible, the
+// scopes wanted are not those already asked for, and the server's limit
+// is not reached) and the request once more, once: at most one step-up
+// per request. Otherwise it is passed on and remembered.
 func (t *authTransport) forbidden(req *http.Request, resp *http.Response) (*http.Response, error) {
-	h := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
-	if challengeParam(h, "error") != "insufficient_scope" {
+	if !insufficientScope(resp) {
 		return resp, nil
 	}
-	need := challengeParam(h, "scope")
+	need := challengeParam(challengeOf(resp), "scope")
 	if t.stepUp != nil && t.stepUps.Add(1) <= maxStepUps {
 		if body, ok := replayBody(req); ok {
 			if err := t.stepUp(req.Context(), strings.Fields(need)); err == nil {
@@ -111,18 +144,34 @@ func (t *authTransport) forbidden(req *http.Request, resp *http.Response) (*http
 					discard(resp)
 					tok := rec.Token
 					resp, err = t.send(req, body, &tok)
-					if err != nil || resp.StatusCode != http.StatusForbidden {
+					if err != nil || !insufficientScope(resp) && resp.StatusCode != http.StatusForbidden {
 						t.insufficient.Store(nil)
+						if err == nil && resp.StatusCode != http.StatusUnauthorized {
+							t.challenge.Store(nil)
+						}
 						return resp, err
 					}
-					h = strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
-					need = challengeParam(h, "scope")
+					if insufficientScope(resp) {
+						need = challengeParam(challengeOf(resp), "scope")
+					}
 				}
 			}
 		}
 	}
 	t.insufficient.Store(&need)
 	return resp, nil
+}
+
+// challengeOf is a response's WWW-Authenticate challenges, joined.
+func challengeOf(resp *http.Response) string {
+	return strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+}
+
+// insufficientScope reports whether a 401 or 403 says the token lacks
+// scope (RFC 6750 §3.1 error="insufficient_scope").
+func insufficientScope(resp *http.Response) bool {
+	return (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized) &&
+		challengeParam(challengeOf(resp), "error") == "insufficient_scope"
 }
 
 // insufficientScope is the scope the server last asked for and did not
@@ -217,6 +266,9 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 	}
 	client := &http.Client{Transport: t.base, Timeout: 30 * time.Second}
 	h := newOAuthHandler(rec, t.file, client, t.url)
+	if err := sameIssuer(ctx, h, rec); err != nil {
+		return nil, err
+	}
 	if rec.Grant == GrantClientCredentials {
 		// No user is needed: the client's credentials get a new token.
 		md, err := h.GetServerMetadata(ctx)

@@ -48,6 +48,8 @@ type AuthServer struct {
 	registrations, exchanges, refreshes, pkceFailures, credentialGrants int
 	scopesAsked                                                         []string
 	revocations                                                         []string // token_type_hint of each revocation request
+	appTypes                                                            []string // application_type of each registration
+	clientsSeen                                                         []string // client_id of each authorization and token request
 }
 
 type grant struct{ client, redirect, challenge, scope string }
@@ -77,6 +79,12 @@ type AuthOptions struct {
 	// (prefix/revoke): it takes an access or a refresh token from the
 	// client that holds it and invalidates it.
 	Revocation bool
+	// IssSupported advertises authorization_response_iss_parameter_supported
+	// (RFC 9207) in the metadata.
+	IssSupported bool
+	// Iss, when set, gives the iss parameter of the authorization
+	// response from the issuer identifier ("" sends none).
+	Iss func(issuer string) string
 }
 
 // NewAuthServer is an authorization server at the root of its origin.
@@ -139,6 +147,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	if a.opts.Revocation {
 		md["revocation_endpoint"] = u + "/revoke"
 	}
+	if a.opts.IssSupported {
+		md["authorization_response_iss_parameter_supported"] = true
+	}
 	writeJSONResp(w, http.StatusOK, md)
 }
 
@@ -170,7 +181,8 @@ func (a *AuthServer) issuerFor(r *http.Request) string {
 
 func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		RedirectURIs []string `json:"redirect_uris"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		ApplicationType string   `json:"application_type"`
 	}
 	if json.NewDecoder(r.Body).Decode(&req) != nil || len(req.RedirectURIs) == 0 || !strings.HasPrefix(req.RedirectURIs[0], "http://127.0.0.1:") {
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_redirect_uri"})
@@ -180,6 +192,7 @@ func (a *AuthServer) register(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	a.clients[id] = req.RedirectURIs
 	a.registrations++
+	a.appTypes = append(a.appTypes, req.ApplicationType)
 	a.mu.Unlock()
 	writeJSONResp(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": req.RedirectURIs, "token_endpoint_auth_method": "none"})
 }
@@ -197,6 +210,7 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 		uris = []string{q.Get("redirect_uri")}
 	}
 	a.scopesAsked = append(a.scopesAsked, q.Get("scope"))
+	a.clientsSeen = append(a.clientsSeen, q.Get("client_id"))
 	if q.Get("response_type") != "code" || len(uris) == 0 || uris[0] != q.Get("redirect_uri") ||
 		q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
 		http.Error(w, "bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
@@ -204,7 +218,13 @@ func (a *AuthServer) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := randomString()
 	a.codes[code] = grant{client: q.Get("client_id"), redirect: q.Get("redirect_uri"), challenge: q.Get("code_challenge"), scope: a.granted(q.Get("scope"))}
-	back := q.Get("redirect_uri") + "?" + url.Values{"code": {code}, "state": {q.Get("state")}}.Encode()
+	resp := url.Values{"code": {code}, "state": {q.Get("state")}}
+	if a.opts.Iss != nil {
+		if iss := a.opts.Iss(a.issuerFor(r)); iss != "" {
+			resp.Set("iss", iss)
+		}
+	}
+	back := q.Get("redirect_uri") + "?" + resp.Encode()
 	http.Redirect(w, r, back, http.StatusFound)
 }
 
@@ -212,6 +232,7 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.clientsSeen = append(a.clientsSeen, r.Form.Get("client_id"))
 	var scope string
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
@@ -299,6 +320,21 @@ func (a *AuthServer) Revocations() []string {
 	return append([]string(nil), a.revocations...)
 }
 
+// ApplicationTypes lists the application_type of each registration.
+func (a *AuthServer) ApplicationTypes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.appTypes...)
+}
+
+// ClientsSeen lists the client_id of each authorization and token
+// request ("" where a request named none).
+func (a *AuthServer) ClientsSeen() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.clientsSeen...)
+}
+
 // ValidRefresh reports whether a refresh token would be accepted.
 func (a *AuthServer) ValidRefresh(token string) bool {
 	a.mu.Lock()
@@ -320,7 +356,8 @@ func (a *AuthServer) granted(scope string) string {
 
 // authenticateClient checks a client_credentials request's client: HTTP
 // basic with the registered secret, or a private_key_jwt assertion signed
-// with the registered key (RFC 7523), for this token endpoint.
+// with the registered key (RFC 7523), whose audience is the issuer
+// identifier exactly (RFC 7523bis; the token endpoint is refused).
 func (a *AuthServer) authenticateClient(r *http.Request) error {
 	if id, secret, ok := r.BasicAuth(); ok {
 		id, _ = url.QueryUnescape(id)
@@ -361,7 +398,7 @@ func (a *AuthServer) authenticateClient(r *http.Request) error {
 		Exp           int64
 	}
 	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
-	if json.Unmarshal(payload, &c) != nil || c.Iss != id || c.Sub != id || c.Aud != a.endpointBase(r)+"/token" || c.Exp < time.Now().Unix() {
+	if json.Unmarshal(payload, &c) != nil || c.Iss != id || c.Sub != id || c.Aud != a.issuerFor(r) || c.Exp < time.Now().Unix() {
 		return errors.New("bad assertion claims: " + string(payload))
 	}
 	return nil
@@ -478,6 +515,17 @@ type ServerOptions struct {
 	// CallScope, when set, is a scope tools/call needs besides: a token
 	// without it gets 403 insufficient_scope.
 	CallScope string
+	// CallScopeStatus is the HTTP status of that insufficient_scope
+	// answer: 403 (the default, as RFC 6750 has it) or 401.
+	CallScopeStatus int
+	// AfterInitialize lets initialize and notifications through without
+	// a token: the first request that needs one is tools/list (a server
+	// that only challenges after initialize).
+	AfterInitialize bool
+	// OnlyCalls challenges tools/call alone: everything else goes
+	// through without a token (the protected resource metadata are
+	// served all the same).
+	OnlyCalls bool
 	// NoResourceMetadata serves no protected resource metadata (a
 	// 2025-03-26 server): the challenge names none either.
 	NoResourceMetadata bool
@@ -494,6 +542,10 @@ type ServerOptions struct {
 	// OnRequest, when set, is called with every request the server
 	// receives, before it is answered.
 	OnRequest func(*http.Request)
+	// Current, when set, is the authorization server the protected
+	// resource metadata name and whose tokens are valid, asked at each
+	// request (a server whose authorization server changes).
+	Current func() *AuthServer
 	// Mount, when set, is called with the server's mux and URL, to put
 	// more on its origin (an authorization server, for 2025-03-26).
 	Mount func(mux *http.ServeMux, url string)
@@ -536,7 +588,11 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 		}
 		prm = srv.URL + at
 		mux.HandleFunc("GET "+at, func(w http.ResponseWriter, r *http.Request) {
-			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{as.Issuer()}})
+			cur := as
+			if o.Current != nil {
+				cur = o.Current()
+			}
+			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
 		})
 		if o.UnnamedResourceMetadata {
 			prm = ""
@@ -559,9 +615,23 @@ func (a *AuthServer) require(prm string, next http.Handler) http.Handler {
 
 func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := a
+		if o.Current != nil {
+			a = o.Current()
+		}
 		var extra string
 		if prm != "" {
 			extra = `, resource_metadata="` + prm + `"`
+		}
+		var body []byte
+		if r.Method == http.MethodPost {
+			body, _ = io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if o.AfterInitialize && (bytes.Contains(body, []byte(`"method":"initialize"`)) || bytes.Contains(body, []byte(`"method":"notifications/`))) ||
+			o.OnlyCalls && !bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+			next.ServeHTTP(w, r)
+			return
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || !a.Valid(token) {
@@ -573,14 +643,14 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
-		if o.CallScope != "" && r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(`"tools/call"`)) && !slices.Contains(strings.Fields(a.Scope(token)), o.CallScope) {
-				w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
-				http.Error(w, "insufficient scope", http.StatusForbidden)
-				return
+		if o.CallScope != "" && bytes.Contains(body, []byte(`"tools/call"`)) && !slices.Contains(strings.Fields(a.Scope(token)), o.CallScope) {
+			status := o.CallScopeStatus
+			if status == 0 {
+				status = http.StatusForbidden
 			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+			http.Error(w, "insufficient scope", status)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
