@@ -3,6 +3,7 @@ package profiles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -150,6 +151,12 @@ func readCandidate(r root, dir string) (*candidate, *schema.Problem) {
 		}
 		return &candidate{root: r, dir: dir, file: file, format: f.format, data: data, digest: digest}, nil
 	}
+	if data := defaultPluginJSON(dir); data != nil {
+		// A Claude Code plugin without plugin.json (optional there): named
+		// after its folder, as Claude Code names it.
+		return &candidate{root: r, dir: dir, file: filepath.Join(dir, filepath.FromSlash(ClaudePluginFile)), format: "claude",
+			data: data, digest: claudeDigest(dir, data)}, nil
+	}
 	return nil, &schema.Problem{Severity: "warning", File: dir, Extension: filepath.Base(dir),
 		Message: "no manifest.json, gemini-extension.json or .claude-plugin/plugin.json; not an extension", Fix: "add a manifest.json (see docs/extensions.md) or move the directory out of " + filepath.Dir(dir)}
 }
@@ -241,4 +248,25 @@ func manifestProblems(cd candidate, diags []Diagnostic) []schema.Problem {
 			Fix:     fmt.Sprintf("fix %s, then run `ollm profile validate`", cd.file)})
 	}
 	return out
+}
+
+// ClaudePluginParts are the default locations of a Claude Code plugin's
+// components. Claude Code loads a folder holding any of them as a plugin
+// even without .claude-plugin/plugin.json, named after the folder.
+var ClaudePluginParts = []string{"commands", "agents", "skills", "hooks/hooks.json", ".mcp.json"}
+
+// defaultPluginJSON is the plugin.json of a folder that is a Claude Code
+// plugin without one (any of ClaudePluginParts at its top, no marketplace
+// file): {"name": <folder>}; nil for any other folder.
+func defaultPluginJSON(dir string) []byte {
+	if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(ClaudeMarketplaceFile))); err == nil {
+		return nil
+	}
+	for _, p := range ClaudePluginParts {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+			data, _ := json.Marshal(map[string]string{"name": filepath.Base(dir)})
+			return data
+		}
+	}
+	return nil
 }

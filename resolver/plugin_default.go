@@ -10,11 +10,6 @@ import (
 	"github.com/ollm/ollm/profiles"
 )
 
-// pluginParts are the default locations of a Claude Code plugin's
-// components. Claude Code loads a folder holding any of them as a plugin
-// even without .claude-plugin/plugin.json, named after the folder.
-var pluginParts = []string{"commands", "agents", "skills", "hooks/hooks.json", ".mcp.json"}
-
 // defaultPluginJSON makes the exported tree dst of a folder that is a
 // Claude Code plugin without plugin.json loadable: it writes
 // .claude-plugin/plugin.json naming the plugin name, inside the tree, so
@@ -28,7 +23,7 @@ func defaultPluginJSON(dst, name string) error {
 		}
 	}
 	found := false
-	for _, p := range pluginParts {
+	for _, p := range profiles.ClaudePluginParts {
 		if _, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(p))); err == nil {
 			found = true
 			break
