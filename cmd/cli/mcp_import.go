@@ -114,6 +114,9 @@ func mcpImportRun(o *MCPImportOptions) error {
 		return err
 	}
 	data, err := os.ReadFile(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &ConfigError{Err: fmt.Errorf("%s does not exist; give the file to import: ollm mcp import FILE", src)}
+	}
 	if err != nil {
 		return &ConfigError{Err: fmt.Errorf("read %s: %w", src, err)}
 	}
@@ -406,6 +409,10 @@ func parseImportServer(src, format, name string, raw json.RawMessage) (importedS
 	if err != nil {
 		return importedServer{}, fmt.Errorf("%s: %v", where, err)
 	}
+	if cfg.Transport == "" {
+		cfg.Transport = "stdio"
+	}
+	cfg.Enabled = true // as declared (--json shows it so); not written, the default
 	s.Server = cfg
 	return s, nil
 }

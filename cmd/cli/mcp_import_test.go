@@ -37,6 +37,10 @@ func TestParseImportServer(t *testing.T) {
 			}
 			continue
 		}
+		if tt.want.Transport == "" {
+			tt.want.Transport = "stdio"
+		}
+		tt.want.Enabled = true
 		if err != nil || !reflect.DeepEqual(got.Server, tt.want) {
 			t.Errorf("%s: got %+v, %v; want %+v", tt.raw, got.Server, err, tt.want)
 		}
