@@ -122,7 +122,7 @@ func claudePlugin(dir, file string, data []byte) (schema.Manifest, *schema.Impor
 	p.servers(doc, pj.MCPServers)
 	p.agents(doc, pj.Agents)
 	if len(pj.OutputStyle) > 0 {
-		p.skipped("output styles", doc.pos("outputStyles"), "ollm has no output styles")
+		p.skipped("output styles", doc.pos("outputStyles"), "ollm reads a plugin's output styles from its output-styles/ folder only; move them there")
 	}
 	if len(pj.LSPServers) > 0 {
 		p.skipped("LSP servers", doc.pos("lspServers"), "ollm does not start language servers")

@@ -206,7 +206,8 @@ func lineOf(filename string, fld *ast.Field) string {
 }
 
 // serverText renders cfg as a CUE struct, one field a line: transport
-// (when not stdio), command, args, env, url, headers. Maps are sorted.
+// (when not stdio), command, args, env, cwd, url, headers, timeout,
+// includeTools, excludeTools. Maps are sorted.
 func serverText(cfg schema.MCPServer) (string, error) {
 	type kv struct {
 		label string
@@ -225,11 +226,23 @@ func serverText(cfg schema.MCPServer) (string, error) {
 	if len(cfg.Env) > 0 {
 		fields = append(fields, kv{"env", cfg.Env})
 	}
+	if cfg.Cwd != "" {
+		fields = append(fields, kv{"cwd", cfg.Cwd})
+	}
 	if cfg.URL != "" {
 		fields = append(fields, kv{"url", cfg.URL})
 	}
 	if len(cfg.Headers) > 0 {
 		fields = append(fields, kv{"headers", cfg.Headers})
+	}
+	if cfg.Timeout > 0 {
+		fields = append(fields, kv{"timeout", cfg.Timeout})
+	}
+	if len(cfg.IncludeTools) > 0 {
+		fields = append(fields, kv{"includeTools", cfg.IncludeTools})
+	}
+	if len(cfg.ExcludeTools) > 0 {
+		fields = append(fields, kv{"excludeTools", cfg.ExcludeTools})
 	}
 	var b strings.Builder
 	b.WriteString("{\n")

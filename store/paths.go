@@ -129,6 +129,12 @@ func (w Workspace) GeminiCommands() string { return filepath.Join(w.Root, ".gemi
 // approval).
 func (w Workspace) ClaudeCommands() string { return filepath.Join(w.Root, ".claude", "commands") }
 
+// ClaudeOutputStyles is <root>/.claude/output-styles, Claude Code's
+// project output styles.
+func (w Workspace) ClaudeOutputStyles() string {
+	return filepath.Join(w.Root, ".claude", "output-styles")
+}
+
 // ClaudeSkills is <root>/.claude/skills, Claude Code's project skills.
 func (w Workspace) ClaudeSkills() string { return filepath.Join(w.Root, ".claude", "skills") }
 

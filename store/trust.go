@@ -240,7 +240,7 @@ func RevokeWorkspace(path, root string) (bool, error) {
 // everything the workspace brings - ollm.cue, ollm.lock, .mcp.json,
 // .claude/settings.json and settings.local.json (name and bytes; a missing
 // file counts as distinct from an empty one), the .ollm/extensions,
-// .gemini/commands and .claude/commands trees and
+// .gemini/commands, .claude/commands and .claude/output-styles trees and
 // the local paths its profile names inside it (every entry's relative
 // path, type, mode and contents; a symlink by its target). It returns ""
 // when the workspace brings none of them: there is nothing to approve, and
@@ -270,6 +270,17 @@ func WorkspaceDigest(w Workspace, local ...string) (string, error) {
 		}
 		fmt.Fprintf(h, "end\x00")
 		any = any || n > 0
+	}
+	// Claude Code's output styles change the system prompt. Hashed only
+	// when the folder has entries, so digests approved before it was
+	// counted stay the same.
+	styles := sha256.New()
+	if n, err := digestTree(styles, w.Root, w.ClaudeOutputStyles()); err != nil {
+		return "", fmt.Errorf("workspace digest: %w", err)
+	} else if n > 0 {
+		fmt.Fprintf(h, "tree\x00.claude/output-styles\x00")
+		h.Write(styles.Sum(nil))
+		any = true
 	}
 	if !any {
 		return "", nil

@@ -47,7 +47,7 @@ login and logout manage the OAuth tokens of HTTP servers that require them.`,
 		Args: noArgs,
 	}
 	cmd.AddCommand(newCmdMCPList(f), newCmdMCPTools(f), newCmdMCPCall(f), newCmdMCPResources(f), newCmdMCPRead(f),
-		newCmdMCPPrompts(f), newCmdMCPAdd(f), newCmdMCPRemove(f), newCmdMCPLogin(f), newCmdMCPLogout(f),
+		newCmdMCPPrompts(f), newCmdMCPAdd(f), newCmdMCPRemove(f), newCmdMCPImport(f), newCmdMCPLogin(f), newCmdMCPLogout(f),
 		newCmdMCPServe(f))
 	return cmd
 }

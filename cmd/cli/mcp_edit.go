@@ -40,6 +40,7 @@ type MCPEditOptions struct {
 	Headers   []string
 	User      bool
 	JSON      bool
+	Verb      string      // the subcommand an approval names; "" : add or remove
 	OwnEdit   ownEditFunc // approves what a workspace edit writes (trust_apply.go)
 }
 
@@ -264,7 +265,11 @@ func (o *MCPEditOptions) edit(pf profileFiles, edit func([]byte) ([]byte, error)
 	}
 	verr := o.Validate()
 	if verr == nil {
-		return own.approve(notesTo(o.IO, o.JSON), "ollm mcp "+map[bool]string{true: "add", false: "remove"}[o.Command != "" || o.URL != ""])
+		verb := o.Verb
+		if verb == "" {
+			verb = map[bool]string{true: "add", false: "remove"}[o.Command != "" || o.URL != ""]
+		}
+		return own.approve(notesTo(o.IO, o.JSON), "ollm mcp "+verb)
 	}
 	if !loadedBefore {
 		return nil

@@ -173,10 +173,11 @@ func TestOneShotStopGrace(t *testing.T) {
 		"read":      {{"py", "file:///note"}, {"--command", adHoc, "file:///note"}, {"--url", url, "file:///note"}},
 		"prompts":   {{}, {"py"}, {"--command", adHoc}, {"--url", url}},
 	}
-	// The subcommands that start no server through mcpManager: add and
-	// remove edit the profile, login and logout manage tokens, serve is
-	// ollm as a long-running server (its runtime stops servers when it ends).
-	others := map[string]bool{"add": true, "remove": true, "login": true, "logout": true, "serve": true}
+	// The subcommands that start no server through mcpManager: add,
+	// remove and import edit the profile, login and logout manage tokens,
+	// serve is ollm as a long-running server (its runtime stops servers
+	// when it ends).
+	others := map[string]bool{"add": true, "remove": true, "import": true, "login": true, "logout": true, "serve": true}
 	for _, sub := range newCmdMCP(&Factory{IO: &IOStreams{}}).Commands() {
 		name := sub.Name()
 		if _, ok := runs[name]; !ok && !others[name] {

@@ -228,6 +228,14 @@ func printTrustPlan(w io.Writer, s *hookSet) {
 	for _, w := range cwarn {
 		line("refused    %s", w)
 	}
+	styles, swarn := skills.ClaudeOutputStyles("", s.ws.Root, nil, true)
+	for _, st := range styles {
+		rel, _ := filepath.Rel(s.ws.Root, st.File)
+		line("style      %-24s %s (Claude Code output style; changes the system prompt)", st.Name, rel)
+	}
+	for _, w := range swarn {
+		line("refused    %s", w)
+	}
 	for _, h := range t.Held {
 		line("widens     %-24s %s  (%s)", h.Field, h.Value, h.Pos)
 	}

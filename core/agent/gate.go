@@ -83,6 +83,7 @@ func (s *Session) runCalls(ctx context.Context, n int, calls []llm.ToolCall, rep
 			content = "Error (" + string(p.res.Error.Kind) + "): " + p.res.Error.Message
 		}
 		results[i] = llm.ToolResult(p.call, content)
+		results[i].Images = p.res.Images
 		rec := CallRecord{ID: p.call.ID, Name: p.call.Name, Args: p.args, Result: content}
 		if p.res.Error != nil {
 			rec.Error = p.res.Error.Message

@@ -116,6 +116,7 @@ func (p *persistentProc) frame(typ string, line []byte) {
 	case "emit", "custom":
 		p.e.raiseCustom(p.h, f.EventName, f.Data)
 	case "ready": // seed 002's end of registrations: nothing waits for it here
+	case "shutdown_ack": // seed 002's answer to shutdown: the process exits anyway
 	case "register_tool":
 		schema := f.Schema
 		if len(schema) == 0 {

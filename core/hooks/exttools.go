@@ -157,8 +157,11 @@ func (c *extCall) Confirmation() *tool.Confirmation {
 type toolResult struct {
 	Type    string `json:"type"`
 	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type      string `json:"type"`
+		Text      string `json:"text"`
+		MIMEType  string `json:"mime_type"` // image (seed 002)
+		MIMEType2 string `json:"mimeType"`  // image, as MCP spells it
+		Data      string `json:"data"`      // image: base64
 	} `json:"content"`
 	IsError bool   `json:"is_error"`
 	Error   string `json:"error"`
@@ -188,9 +191,17 @@ func (c *extCall) Execute(ctx context.Context, _ func(tool.Chunk)) (tool.Result,
 		return fail(tool.ErrExec, "extension %s answered with a line that is not a tool_result: %v", c.t.extension, err)
 	}
 	var texts []string
+	var images [][]byte
 	for _, b := range r.Content {
-		if b.Type == "text" || b.Type == "" {
+		switch b.Type {
+		case "text", "":
 			texts = append(texts, b.Text)
+		case "image":
+			img, note := extImage(b.MIMEType+b.MIMEType2, b.Data)
+			if img != nil {
+				images = append(images, img)
+			}
+			texts = append(texts, note)
 		}
 	}
 	text := e.redact(p.h, strings.Join(texts, "\n"))
@@ -200,5 +211,5 @@ func (c *extCall) Execute(ctx context.Context, _ func(tool.Chunk)) (tool.Result,
 		}
 		return fail(tool.ErrExec, "%s", text)
 	}
-	return tool.Result{ForModel: text, Display: text}, nil
+	return tool.Result{ForModel: text, Display: text, Images: images}, nil
 }

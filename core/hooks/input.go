@@ -34,6 +34,9 @@ type Metadata struct {
 // under, and Context holds the event data as Data does, plus "tool" (the
 // tool's name) on tool events. Other hooks get neither.
 type Input struct {
+	// Type is "event" on a persistent hook's channel, where every line
+	// ollm sends has a type (seed 002); empty for a process hook.
+	Type     string         `json:"type,omitempty"`
 	ID       uint64         `json:"id,omitempty"`
 	Event    Event          `json:"event"`
 	Data     map[string]any `json:"data"`
@@ -69,7 +72,7 @@ func BuildInput(h *Hook, e Event, data, extra map[string]any, s Session, now tim
 	case DialectGemini:
 		v = withID(geminiInput(e, data, s, now), id)
 	default:
-		in := Input{ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
+		in := Input{Type: eventType(id), ID: id, Event: e, Data: data, Extra: extra, Metadata: Metadata{
 			Timestamp: now.UTC().Format(time.RFC3339Nano), HookName: h.Name, HookVersion: h.Version,
 			EventAlias: h.alias(e), Extension: h.Extension, SessionID: s.ID, Cwd: s.Cwd, ProtocolVersion: ProtocolVersion,
 		}}
@@ -112,7 +115,7 @@ func (h *Hook) alias(e Event) string {
 
 func withID(m map[string]any, id uint64) map[string]any {
 	if id != 0 {
-		m["id"] = id
+		m["id"], m["type"] = id, eventType(id)
 	}
 	return m
 }

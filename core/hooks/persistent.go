@@ -76,6 +76,12 @@ type conn struct {
 	onFrame func(typ string, line []byte)
 	// closeLog flushes and closes the stderr log once the process is gone.
 	closeLog func()
+	// seed002 is set when the process introduced itself with seed 002's
+	// hello (it lists capabilities): it answers no events, and its
+	// registrations are awaited after the hello (seed002.go).
+	seed002 bool
+	frames  chan struct{} // a frame after the hello was handled
+	ready   chan struct{} // closed on seed 002's ready frame
 }
 
 type reply struct {
@@ -122,6 +128,13 @@ func (e *Engine) StartPersistent(ctx context.Context) {
 
 // call sends one event and waits for the answer with the same id.
 func (p *persistentProc) call(ctx context.Context, ev Event, data, extra map[string]any) RunOutput {
+	c, err := p.ensure()
+	if err != nil {
+		return RunOutput{ExitCode: -1, StartErr: err}
+	}
+	if c.answersNoEvents() {
+		return RunOutput{}
+	}
 	return p.request(ctx, func(id uint64) ([]byte, error) {
 		return BuildInput(p.h, ev, data, extra, sessionFor(ctx, p.e.opts.Session), p.e.opts.Now(), id)
 	})
@@ -257,7 +270,8 @@ func (p *persistentProc) start() (*conn, error) {
 		limitProcess(cmd.Process.Pid, e.opts.MaxMemory, e.opts.MaxFileSize)
 	}
 	c := &conn{cmd: cmd, proc: proc, pgid: cmd.Process.Pid, in: inW, pending: map[uint64]chan reply{},
-		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame}
+		hello: make(chan struct{}), dead: make(chan struct{}), onFrame: p.frame,
+		frames: make(chan struct{}, 1), ready: make(chan struct{})}
 	if logf != nil {
 		c.closeLog = func() { _ = stderr.Close(); _ = logf.Close() }
 	}
@@ -276,6 +290,9 @@ func (p *persistentProc) handshake(c *conn) error {
 	defer t.Stop()
 	select {
 	case <-c.hello:
+		if c.seed002 {
+			c.awaitRegistrations(t.C)
+		}
 		return nil
 	case <-c.dead:
 		return fmt.Errorf("persistent hook %s exited during the handshake", p.h.QualifiedName())
@@ -413,6 +430,7 @@ func (c *conn) dispatch(line []byte, truncated, helloSeen bool) bool {
 	_ = json.Unmarshal(line, &head)
 	if !helloSeen {
 		if head.Type == "hello" {
+			c.seed002 = isSeed002Hello(line)
 			c.onFrame(head.Type, line) // a hello may list commands
 			close(c.hello)
 			return true
@@ -421,6 +439,7 @@ func (c *conn) dispatch(line []byte, truncated, helloSeen bool) bool {
 	}
 	if head.ID == 0 && head.Type != "" {
 		c.onFrame(head.Type, line)
+		c.framed(head.Type)
 		return true
 	}
 	c.mu.Lock()

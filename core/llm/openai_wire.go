@@ -128,9 +128,10 @@ func oaMessages(msgs []Message) []oaMessage {
 }
 
 // oaContent is a string, parts when there are images, or null for an
-// assistant message that only calls tools.
+// assistant message that only calls tools. A tool message takes no image
+// parts in this API: its images go unsent (its text names them).
 func oaContent(m Message) any {
-	if len(m.Images) == 0 {
+	if len(m.Images) == 0 || m.Role == RoleTool {
 		if m.Content == "" && len(m.ToolCalls) > 0 {
 			return nil
 		}

@@ -52,7 +52,8 @@ type promptParts struct {
 	// Seen receives the texts of the context files read, so the files
 	// found later below the workspace (subContext) are not given twice;
 	// nil: not kept.
-	Seen contentSet
+	Seen  contentSet
+	Style *skills.OutputStyle // Claude Code's output style; nil: none (output_style.go)
 }
 
 // systemPrompt is the first message of a session: the base instructions;
@@ -69,7 +70,7 @@ type promptParts struct {
 // user should hear of (a missing context file).
 func systemPrompt(p promptParts) (prompt string, notes []string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, basePrompt, p.Root)
+	b.WriteString(basePromptFor(p.Root, p.Style))
 	names := p.ContextFiles
 	if len(names) == 0 {
 		names = DefaultContextFiles
@@ -139,6 +140,7 @@ func systemPrompt(p promptParts) (prompt string, notes []string) {
 			fmt.Fprintf(&b, "\n- %s: %s", s.Name, oneLine(s.Description))
 		}
 	}
+	writeOutputStyle(&b, p.Style)
 	return b.String(), notes
 }
 
@@ -279,6 +281,8 @@ func (rt *Runtime) systemPrompt() (string, *subContext) {
 	home, _ := os.UserHomeDir()
 	gemini, notes := geminiContextNames(p.ContextFiles, home, rt.Workspace.Root, rt.wsTrusted.Load())
 	p.UserFiles = userContextFiles(p.ContextFiles, gemini, home, os.Getenv)
+	style, styleNotes := rt.outputStyle(home)
+	p.Style, notes = style, append(notes, styleNotes...)
 	if len(gemini) > 0 {
 		p.ContextFiles = append(slices.Clone(orDefault(p.ContextFiles)), gemini...)
 	}

@@ -131,6 +131,9 @@ type Result struct {
 	Error    *Error   `json:"error,omitempty"` // set when the call failed
 	Data     any      `json:"data,omitempty"`  // structured content, if any
 	Files    []string `json:"files,omitempty"` // files written, for on_file_change
+	// Images go to the model with ForModel (Ollama's images on the tool
+	// message); raw bytes, PNG, JPEG, ...
+	Images [][]byte `json:"-"`
 }
 
 // ErrorKind types tool errors.
