@@ -3,12 +3,15 @@ package profiles
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ollm/ollm/core/skills"
+	"github.com/ollm/ollm/internal/lazyre"
 	"github.com/ollm/ollm/schema"
 	"github.com/ollm/ollm/store"
 )
@@ -159,6 +162,7 @@ func parseGeminiServers(f geminiFile) (map[string]schema.MCPServer, []schema.Pro
 			probs = append(probs, schema.Problem{Severity: "warning", File: f.path, Pos: doc.pos("mcpServers", name, k),
 				Message: fmt.Sprintf("Gemini CLI MCP server %q: field %s is not applied by ollm; the server loads without it", name, k), Fix: fix})
 		}
+		s.geminiServer = s.geminiServer.withRefs()
 		ms := schema.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, Headers: s.Headers,
 			Timeout: s.Timeout, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools, Transport: "stdio", Enabled: true}
 		switch {
@@ -252,4 +256,29 @@ func sortedRawKeys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// geminiVarRE is Gemini CLI's $VAR reference in a settings value, which
+// ollm's substitution knows as ${VAR}.
+var geminiVarRE = lazyre.New(`\$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// GeminiRefs turns Gemini CLI's $VAR references in s into ${VAR} (a
+// ${VAR} stays as it is).
+func GeminiRefs(s string) string { return geminiVarRE.ReplaceAllString(s, "$${$1}") }
+
+// withRefs is g with Gemini's $VAR references made ${VAR} in every value
+// ollm substitutes (command, args, env, cwd, URLs, headers).
+func (g geminiServer) withRefs() geminiServer {
+	g.Command, g.Cwd, g.URL, g.HTTPURL = GeminiRefs(g.Command), GeminiRefs(g.Cwd), GeminiRefs(g.URL), GeminiRefs(g.HTTPURL)
+	g.Args = slices.Clone(g.Args)
+	for i, a := range g.Args {
+		g.Args[i] = GeminiRefs(a)
+	}
+	g.Env, g.Headers = maps.Clone(g.Env), maps.Clone(g.Headers)
+	for _, m := range []map[string]string{g.Env, g.Headers} {
+		for k, v := range m {
+			m[k] = GeminiRefs(v)
+		}
+	}
+	return g
 }

@@ -460,12 +460,9 @@ func importServerConfig(format string, e importEntry) (schema.MCPServer, error) 
 	return cfg, nil
 }
 
-// bareVarRE is Gemini's $VAR, which ollm writes ${VAR}.
-var bareVarRE = lazyre.New(`\$([A-Za-z_][A-Za-z0-9_]*)`)
-
 // geminiRefs turns Gemini's $VAR references into ${VAR}.
 func geminiRefs(e importEntry) importEntry {
-	fix := func(s string) string { return bareVarRE.ReplaceAllString(s, "$${$1}") }
+	fix := profiles.GeminiRefs
 	e.Command, e.Cwd, e.URL, e.HTTPURL = fix(e.Command), fix(e.Cwd), fix(e.URL), fix(e.HTTPURL)
 	for i, a := range e.Args {
 		e.Args[i] = fix(a)

@@ -960,13 +960,18 @@ type ReloadStats struct {
 }
 
 // ServerStats counts the profile's MCP servers in a reload.
-type ServerStats struct{ Stopped, Loaded, Ready, Failed int }
+// Cached are the servers still starting whose tools are offered from the
+// tool cache meanwhile (a call to one waits for it).
+type ServerStats struct{ Stopped, Loaded, Ready, Failed, Cached int }
 
 func (s ReloadStats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "reloaded: stopped %d, loaded %d, ready %d, failed %d (extensions %d/%d/%d/%d, MCP servers %d/%d/%d/%d); %d hooks, %d tools, %d skills",
 		s.Stopped, s.Loaded, s.Ready, s.Failed, s.Ext.Stopped, s.Ext.Loaded, s.Ext.Ready, s.Ext.Failed,
 		s.Servers.Stopped, s.Servers.Loaded, s.Servers.Ready, s.Servers.Failed, s.Hooks, s.Tools, s.Skills)
+	if s.Servers.Cached > 0 {
+		fmt.Fprintf(&b, "\nstill starting, their tools offered from the tool cache: %d MCP server(s)", s.Servers.Cached)
+	}
 	if len(s.Pending) > 0 {
 		fmt.Fprintf(&b, "\nwaiting for approval: %s", strings.Join(s.Pending, ", "))
 	}
@@ -1078,6 +1083,10 @@ func (rt *Runtime) count(st *ReloadStats) {
 			st.Servers.Ready++
 		case mcp.StateFailed:
 			st.Servers.Failed++
+		case mcp.StateConnecting:
+			if s.Cached {
+				st.Servers.Cached++
+			}
 		case mcp.StateNeedsApproval:
 			st.Pending = append(st.Pending, s.Name)
 		}
