@@ -495,6 +495,11 @@ func mcpCallArgs(o *MCPOptions, args []string) (server, name, params string, err
 	switch {
 	case o.adHoc():
 		server = adHocName
+		// `ollm mcp tools --url` names the tools adhoc:<tool>: that name
+		// works here too (MCP tool names have no colon).
+		if len(args) > 0 {
+			args = append([]string{strings.TrimPrefix(args[0], adHocName+":")}, args[1:]...)
+		}
 	case len(args) > 0 && strings.Contains(args[0], ":") && (len(args) == 1 || looksJSON(args[1])):
 		i := strings.LastIndex(args[0], ":")
 		server, name = args[0][:i], args[0][i+1:]
