@@ -395,7 +395,7 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 		}
 		server, toolName = server[:i], server[i+1:]
 	}
-	var rows []mcpToolRow
+	rows := []mcpToolRow{}
 	for _, t := range m.Tools() {
 		key := t.(interface{ Key() mcp.ToolKey }).Key()
 		if server != "" && key.Server != server || toolName != "" && key.Tool != toolName {
@@ -416,7 +416,12 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 		return &FlagError{Err: fmt.Errorf("MCP server %q has no tool %q; `ollm mcp tools %s` lists them", server, toolName, server)}
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, rows)
+		// What could be listed, and exit 1 naming a server that could
+		// not be asked, as without --json.
+		if err := writeJSON(o.IO.Out, rows); err != nil {
+			return err
+		}
+		return unreadyError(m, server)
 	}
 	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTOOL\tKIND\tRISK\tDESCRIPTION")
