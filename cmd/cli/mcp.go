@@ -395,7 +395,7 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 		}
 		server, toolName = server[:i], server[i+1:]
 	}
-	var rows []mcpToolRow
+	rows := []mcpToolRow{}
 	for _, t := range m.Tools() {
 		key := t.(interface{ Key() mcp.ToolKey }).Key()
 		if server != "" && key.Server != server || toolName != "" && key.Tool != toolName {
@@ -416,7 +416,12 @@ func mcpToolsRun(o *MCPOptions, server string) error {
 		return &FlagError{Err: fmt.Errorf("MCP server %q has no tool %q; `ollm mcp tools %s` lists them", server, toolName, server)}
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, rows)
+		// What could be listed, and exit 1 naming a server that could
+		// not be asked, as without --json.
+		if err := writeJSON(o.IO.Out, rows); err != nil {
+			return err
+		}
+		return unreadyError(m, server)
 	}
 	w := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTOOL\tKIND\tRISK\tDESCRIPTION")
@@ -495,6 +500,11 @@ func mcpCallArgs(o *MCPOptions, args []string) (server, name, params string, err
 	switch {
 	case o.adHoc():
 		server = adHocName
+		// `ollm mcp tools --url` names the tools adhoc:<tool>: that name
+		// works here too (MCP tool names have no colon).
+		if len(args) > 0 {
+			args = append([]string{strings.TrimPrefix(args[0], adHocName+":")}, args[1:]...)
+		}
 	case len(args) > 0 && strings.Contains(args[0], ":") && (len(args) == 1 || looksJSON(args[1])):
 		i := strings.LastIndex(args[0], ":")
 		server, name = args[0][:i], args[0][i+1:]

@@ -371,11 +371,16 @@ func (t *mcpTool) Build(params json.RawMessage) (tool.Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	params, err = v.Validate(params)
+	checked, err := v.Validate(params)
 	if err != nil {
+		// null for an optional parameter whose schema has no null is
+		// taken as the parameter left out (nullargs.go).
+		if c, ok := withoutRefusedNulls(v, params, t.def.requiredParams()); ok {
+			return &invocation{t: t, params: c}, nil
+		}
 		return nil, err
 	}
-	return &invocation{t: t, params: params}, nil
+	return &invocation{t: t, params: checked}, nil
 }
 
 type invocation struct {
