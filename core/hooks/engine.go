@@ -73,6 +73,9 @@ type Options struct {
 	// hello_ack). A nil Model sends "".
 	Version string
 	Model   func() string
+	// Provider names the kind of model server ("ollama", "openai") the
+	// session talks to; nil sends "".
+	Provider func() string
 
 	// AskModel sends one request to the session's model (a system
 	// prompt and a user message) and returns the reply's text: what

@@ -291,6 +291,14 @@ func (p *persistentProc) handshake(c *conn) error {
 	select {
 	case <-c.hello:
 		if c.seed002 {
+			// Seed 002's host answers the extension's hello with
+			// hello_ack: the protocol, the active provider, model and
+			// directory, which it may register its commands by.
+			ack, _ := json.Marshal(p.e.helloAck())
+			if err := c.writeLine(ack); err != nil {
+				p.kill(c)
+				return fmt.Errorf("persistent hook %s: send hello_ack: %w", p.h.QualifiedName(), err)
+			}
 			c.awaitRegistrations(t.C)
 		}
 		return nil
@@ -312,7 +320,24 @@ func (e *Engine) hello(h *Hook) map[string]any {
 	}
 	return map[string]any{"type": "hello", "protocolVersion": ProtocolVersion,
 		"hookName": h.Name, "extension": h.Extension, "sessionId": e.opts.Session.ID,
-		"cwd": e.opts.Session.Cwd, "model": model, "ollmVersion": e.opts.Version}
+		"cwd": e.opts.Session.Cwd, "provider": e.provider(), "model": model, "ollmVersion": e.opts.Version}
+}
+
+// helloAck is seed 002's hello_ack, in its field names.
+func (e *Engine) helloAck() map[string]any {
+	model := ""
+	if e.opts.Model != nil {
+		model = e.opts.Model()
+	}
+	return map[string]any{"type": "hello_ack", "protocol_version": 1, "ollm_version": e.opts.Version,
+		"provider": e.provider(), "model": model, "cwd": e.opts.Session.Cwd}
+}
+
+func (e *Engine) provider() string {
+	if e.opts.Provider == nil {
+		return ""
+	}
+	return e.opts.Provider()
 }
 
 func (e *Engine) persistentLog(h *Hook) *os.File {

@@ -125,20 +125,21 @@ func TestBackoff(t *testing.T) {
 }
 
 // The hello tells a persistent hook what seed 002's hello_ack tells an
-// extension: the project directory, the model and ollm's version.
+// extension: the project directory, the provider, the model and ollm's
+// version.
 func TestPersistentHelloCarriesHostInfo(t *testing.T) {
 	cwd := t.TempDir()
 	h := persistentHook(t, "p", "persistent_hello.py")
 	h.Extension = "greeter"
 	e := newEngine(t, Options{Session: Session{ID: "sess-9", Cwd: cwd}, Version: "v1.2.3",
-		Model: func() string { return "qwen3:8b" }}, h)
+		Model: func() string { return "qwen3:8b" }, Provider: func() string { return "ollama" }}, h)
 	out := emit(t, e, BeforeTool, map[string]any{"tool_name": "x"})
 	var hello map[string]any
 	if err := json.Unmarshal([]byte(out.SystemMessage()), &hello); err != nil {
 		t.Fatalf("answer %q: %v", out.SystemMessage(), err)
 	}
 	want := map[string]any{"type": "hello", "protocolVersion": ProtocolVersion, "hookName": "p", "extension": "greeter",
-		"sessionId": "sess-9", "cwd": cwd, "model": "qwen3:8b", "ollmVersion": "v1.2.3"}
+		"sessionId": "sess-9", "cwd": cwd, "provider": "ollama", "model": "qwen3:8b", "ollmVersion": "v1.2.3"}
 	if !maps.Equal(hello, want) {
 		t.Fatalf("hello = %v\nwant    %v", hello, want)
 	}

@@ -377,6 +377,7 @@ func (rt *Runtime) install(l *loaded) []string {
 		ReservedCommand: rt.opts.ReservedCommand,
 		Version:         rt.opts.Version,
 		Model:           func() string { m, _ := rt.Model(); return m.Name },
+		Provider:        func() string { m, _ := rt.Model(); return m.Provider },
 		AskModel:        rt.askModel,
 		LogDir:          rt.Home.Logs(),
 		Approvals:       hooks.FileApprovals{Path: rt.Home.TrustedHooks()},
