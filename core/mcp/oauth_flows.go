@@ -122,6 +122,10 @@ func (fl *loginFlow) clientCredentials(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rec.Issuer = md.Issuer
+	if err := fl.useDPoP(md, "", &rec); err != nil {
+		return err
+	}
 	tok, err := fetchClientCredentials(ctx, fl.client, md, rec)
 	if err != nil {
 		return err

@@ -61,7 +61,8 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		spec.OAuth = &oc
 	}
 	client, watch := watchMetadata(opts.httpClient())
-	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, opts: o,
+	client, dp := withDPoP(client)
+	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, dpop: dp, opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantClientCredentials {
 		if err := fl.clientCredentials(ctx); err != nil {
@@ -82,6 +83,7 @@ type loginFlow struct {
 	cfg       Expanded
 	client    *http.Client
 	watch     *metadataWatch // what the metadata fetched said
+	dpop      *dpopTokenTransport
 	opts      LoginOptions
 	file      *tokenFile
 	oauth     *OAuthClient // pre-registered client and scopes, nil for none
@@ -115,6 +117,9 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	rec.AuthServerMetadata = fl.metadataURL
 	if md, err := h.GetServerMetadata(ctx); err == nil {
 		rec.Issuer = md.Issuer
+		if err := fl.useDPoP(md, challenge, &rec); err != nil {
+			return err
+		}
 	}
 	if h, err = fl.register(ctx, h, &rec); err != nil {
 		return err
@@ -417,4 +422,20 @@ func lookupEnv(name string, environ []string, settings map[string]string) string
 		}
 	}
 	return ""
+}
+
+// useDPoP makes a DPoP key for the login when the authorization server's
+// metadata or the server's challenge ask for DPoP (RFC 9449): the key
+// goes into the record and the token requests carry proofs made with it.
+func (fl *loginFlow) useDPoP(md *transport.AuthServerMetadata, challenge string, rec *tokenRecord) error {
+	if !dpopWanted(fl.watch.dpopAlgs(md.Issuer), challenge) {
+		return nil
+	}
+	key, err := newDPoPKey()
+	if err != nil {
+		return fmt.Errorf("making a DPoP key: %w", err)
+	}
+	rec.DPoPKey = key.encode()
+	fl.dpop.bind(key, md.TokenEndpoint)
+	return nil
 }
