@@ -44,7 +44,7 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 	if spec.Transport() == TransportStdio {
 		return fmt.Errorf("MCP server %q runs over stdio; OAuth login applies to HTTP servers only", spec.Name)
 	}
-	if o.OpenURL == nil && spec.grant() != GrantClientCredentials {
+	if o.OpenURL == nil && !spec.headless() {
 		return fmt.Errorf("MCP server %q needs a login and there is no terminal to open the browser from; run in a terminal: %s", spec.Name, spec.loginCommand())
 	}
 	opts := Options{Environ: o.Environ, Roots: o.Roots, HTTPClient: o.HTTPClient}
@@ -64,6 +64,12 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 	client, dp := withDPoP(client)
 	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, dpop: dp, opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
+	if spec.grant() == GrantJWTBearer && spec.OAuth.CrossApp != nil {
+		if err := fl.crossApp(ctx); err != nil {
+			return fmt.Errorf("MCP server %q (%s): cross-app access: %w", spec.Name, cfg.URL, err)
+		}
+		return nil
+	}
 	if spec.grant() == GrantClientCredentials {
 		if err := fl.clientCredentials(ctx); err != nil {
 			return fmt.Errorf("MCP server %q (%s): client credentials: %w", spec.Name, cfg.URL, err)

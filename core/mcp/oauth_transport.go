@@ -360,6 +360,21 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 		}
 		dp.bind(key, md.TokenEndpoint)
 	}
+	if rec.Grant == GrantJWTBearer && rec.Token.RefreshToken == "" {
+		// The ID token, read again from its file, gets a new token.
+		md, err := h.GetServerMetadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tok, err := fetchCrossApp(ctx, client, md, rec, "")
+		if err != nil {
+			return nil, err
+		}
+		if err := t.file.SaveToken(ctx, tok); err != nil {
+			return nil, err
+		}
+		return tok, nil
+	}
 	if rec.Grant == GrantClientCredentials {
 		// No user is needed: the client's credentials get a new token.
 		md, err := h.GetServerMetadata(ctx)

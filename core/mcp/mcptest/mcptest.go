@@ -57,6 +57,7 @@ type AuthServer struct {
 	jtis                map[string]bool
 	dpopRefusals        []string
 	asNonces, rsNonces  int
+	jagResources        []string
 }
 
 type grant struct{ client, redirect, challenge, scope string }
@@ -105,6 +106,10 @@ type AuthOptions struct {
 	// a proof, without advertising it (a proof-less request gets a bearer
 	// token): a client learns of DPoP from the resource's challenge.
 	DPoPQuiet bool
+	// TrustIdP accepts ID-JAGs this IdP signed with the jwt-bearer grant
+	// (RFC 7523; cross-app access), from a client registered in Clients
+	// (a secret with client_secret_basic, or public with client_id).
+	TrustIdP *IdP
 	// DPoPJWT issues bound access tokens as JWTs with cnf.jkt and says
 	// token_type Bearer all the same.
 	DPoPJWT bool
@@ -259,7 +264,11 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.clientsSeen = append(a.clientsSeen, r.Form.Get("client_id"))
+	client := r.Form.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok {
+		client, _ = url.QueryUnescape(id)
+	}
+	a.clientsSeen = append(a.clientsSeen, client)
 	jkt, ok := a.tokenProof(w, r)
 	if !ok {
 		return
@@ -298,6 +307,18 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		delete(a.refresh, r.Form.Get("refresh_token")) // rotation
 		a.refreshes++
 		scope = sc
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		sc, ok := a.jwtBearer(w, r)
+		if !ok {
+			return
+		}
+		at, typ := randomString(), "Bearer" // no refresh token, as usual for this grant
+		if jkt != "" {
+			at, typ = a.bindToken(at, jkt)
+		}
+		a.access[at] = sc
+		writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": typ, "expires_in": a.expiresIn, "scope": sc})
+		return
 	case "client_credentials":
 		if err := a.authenticateClient(r); err != nil {
 			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
@@ -759,4 +780,46 @@ func (b *Browser) Pages() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.pages...)
+}
+
+// jwtBearer takes an ID-JAG (the jwt-bearer grant of cross-app access):
+// the client authenticated, the assertion signed by the trusted IdP for
+// this issuer and this client. It answers a refusal itself. Called with
+// a.mu held.
+func (a *AuthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if a.opts.TrustIdP == nil {
+		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+		return "", false
+	}
+	client := r.Form.Get("client_id")
+	if _, _, basic := r.BasicAuth(); basic || r.Form.Get("client_assertion") != "" {
+		if err := a.authenticateClient(r); err != nil {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
+			return "", false
+		}
+		if id, _, ok := r.BasicAuth(); ok {
+			client, _ = url.QueryUnescape(id)
+		}
+	} else if secret, known := a.opts.Clients[client]; !known || secret != "" {
+		writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+		return "", false
+	}
+	resource, scope, err := a.opts.TrustIdP.checkJAG(a, r, r.Form.Get("assertion"), client)
+	if err != nil {
+		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": err.Error()})
+		return "", false
+	}
+	a.jagResources = append(a.jagResources, resource)
+	a.exchanges++
+	if s := r.Form.Get("scope"); s != "" {
+		scope = s
+	}
+	return a.granted(scope), true
+}
+
+// JAGResources lists the resource claim of each ID-JAG accepted.
+func (a *AuthServer) JAGResources() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.jagResources...)
 }
