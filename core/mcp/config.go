@@ -89,6 +89,10 @@ type OAuthClient struct {
 	// an identity assertion grant (ID-JAG), which the authorization server
 	// takes for a token (Grant is GrantJWTBearer).
 	CrossApp *CrossApp
+	// issuer, when set, is the authorization server ClientID is
+	// registered with (a step-up reusing the client of the stored
+	// record): at another one the client is not used.
+	issuer string
 }
 
 // CrossApp is where the enterprise identity provider's ID token comes

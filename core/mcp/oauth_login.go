@@ -97,6 +97,9 @@ type loginFlow struct {
 	// metadataURL is the authorization server metadata found at the
 	// server's root (2025-03-26), "" when discovery found it otherwise.
 	metadataURL string
+	// foreignClient: the client given belongs to another authorization
+	// server than the one found; it is not used.
+	foreignClient bool
 }
 
 func (fl *loginFlow) run(ctx context.Context) error {
@@ -243,7 +246,7 @@ func (fl *loginFlow) scopes(challenge string) []string {
 // clientID is the id of a client registered beforehand; "" when there is
 // none (a client ID metadata document, or ollm registers itself).
 func (fl *loginFlow) clientID() string {
-	if fl.oauth == nil {
+	if fl.oauth == nil || fl.foreignClient {
 		return ""
 	}
 	return fl.oauth.ClientID
@@ -260,6 +263,14 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the authorization server: %w", err)
+	}
+	if fl.clientID() != "" && fl.oauth.issuer != "" && fl.oauth.issuer != md.Issuer {
+		// The client was registered at another authorization server
+		// (the stored record's, before the server moved): its id and
+		// secret are not sent here; ollm registers anew, or says which
+		// client to give.
+		fl.foreignClient = true
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = "", "", false
 	}
 	if fl.clientID() != "" {
 		if err := checkMetadata(md, true); err != nil {

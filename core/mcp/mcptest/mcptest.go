@@ -608,6 +608,11 @@ type ServerOptions struct {
 	// Mount, when set, is called with the server's mux and URL, to put
 	// more on its origin (an authorization server, for 2025-03-26).
 	Mount func(mux *http.ServeMux, url string)
+	// ResourceMetadataAS, when set, is the authorization server the
+	// protected resource metadata name, asked at each request: a server
+	// migrating to it, which accepts its tokens and still those of the
+	// authorization server it was started with.
+	ResourceMetadataAS func() *AuthServer
 	// DPoP challenges with the DPoP scheme (RFC 9449 §7.1) instead of
 	// Bearer. Whatever it says, a token bound to a DPoP key must come
 	// with the DPoP scheme and a valid proof by that key (htm, htu, ath,
@@ -659,6 +664,9 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 			if o.Current != nil {
 				cur = o.Current()
 			}
+			if o.ResourceMetadataAS != nil {
+				cur = o.ResourceMetadataAS()
+			}
 			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
 		})
 		if o.UnnamedResourceMetadata {
@@ -705,6 +713,11 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			scheme = "DPoP"
 		}
 		presented, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if o.ResourceMetadataAS != nil && !a.Valid(token) {
+			if b := o.ResourceMetadataAS(); b.Valid(token) {
+				a = b
+			}
+		}
 		ok := token != "" && (strings.EqualFold(presented, "Bearer") || strings.EqualFold(presented, "DPoP"))
 		if ok && a.Valid(token) && !a.resourceProof(w, r, presented, token, scheme, o) {
 			return
