@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -42,6 +44,13 @@ type MCPLoginOptions struct {
 	PrivateKey      string
 	KeyID           string
 	MetadataURL     string
+	// Cross-app access: the enterprise IdP's ID token (a file, "-" for
+	// stdin), the IdP and ollm's client there.
+	IDTokenFile        string
+	IdPIssuer          string
+	IdPTokenEndpoint   string
+	IdPClientID        string
+	IdPClientSecretEnv string
 }
 
 func newMCPLoginOptions(f *Factory) *MCPLoginOptions {
@@ -88,12 +97,22 @@ accepted when it publishes protected resource metadata. The authorization
 response's iss must be the authorization server's issuer (RFC 9207).
 --grant client_credentials gets tokens with the
 client's own secret or private key (private_key_jwt), with no user and no
-browser, and again by itself when they expire.`,
+browser, and again by itself when they expire.
+--id-token-file logs in by enterprise-managed authorization (cross-app
+access), with no browser: the enterprise identity provider's ID token (read
+from the file, or stdin for -) is exchanged there (RFC 8693, --idp-issuer or
+--idp-token-endpoint, --idp-client-id, --idp-client-secret-env) for an
+identity assertion grant (ID-JAG) for the MCP server's authorization server
+and the server, which that authorization server takes (RFC 7523 jwt-bearer)
+from the client --client-id; an expired token is fetched again the same way
+(the file is read again). Where the authorization server or the server asks
+for DPoP (RFC 9449), tokens are bound to a key of ollm's, kept with them.`,
 		Example: `  ollm mcp login github
   ollm mcp login github --timeout 10m
   ollm mcp login --url https://mcp.example.com/mcp
   ollm mcp login tracker --client-id ollm-team --client-secret-env TRACKER_SECRET --scope "issues:read issues:write"
-  ollm mcp login ci-tools --grant client_credentials --client-id svc --private-key ~/.config/ollm/svc.pem`,
+  ollm mcp login ci-tools --grant client_credentials --client-id svc --private-key ~/.config/ollm/svc.pem
+  ollm mcp login wiki --id-token-file ~/.cache/idp/id_token --idp-issuer https://idp.example.com --idp-client-id ollm --client-id ollm-wiki --client-secret-env WIKI_SECRET`,
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -117,6 +136,11 @@ browser, and again by itself when they expire.`,
 	fl.StringVar(&o.PrivateKey, "private-key", "", "PEM private key `FILE` (RSA or EC P-256) for private_key_jwt with client_credentials")
 	fl.StringVar(&o.KeyID, "key-id", "", "the key's `kid`, when the authorization server wants it")
 	fl.StringVar(&o.MetadataURL, "client-metadata-url", "", "use the client ID metadata document at `URL` as the client id (no registration)")
+	fl.StringVar(&o.IDTokenFile, "id-token-file", "", "cross-app access: the enterprise identity provider's ID token is in `FILE` (- reads stdin)")
+	fl.StringVar(&o.IdPIssuer, "idp-issuer", "", "cross-app access: the identity provider's issuer `URL` (its metadata name the token endpoint)")
+	fl.StringVar(&o.IdPTokenEndpoint, "idp-token-endpoint", "", "cross-app access: the identity provider's token endpoint `URL`")
+	fl.StringVar(&o.IdPClientID, "idp-client-id", "", "cross-app access: ollm's client `ID` at the identity provider")
+	fl.StringVar(&o.IdPClientSecretEnv, "idp-client-secret-env", "", "cross-app access: the environment `VAR` holding that client's secret")
 	return cmd
 }
 
@@ -131,6 +155,12 @@ func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
 	}
 	if o.Grant != mcp.GrantAuthorizationCode && o.Grant != mcp.GrantClientCredentials {
 		return nil, &FlagError{Err: fmt.Errorf("--grant %q: use authorization_code or client_credentials", o.Grant)}
+	}
+	if o.IDTokenFile != "" {
+		return o.crossAppClient(scopes)
+	}
+	if o.IdPIssuer != "" || o.IdPTokenEndpoint != "" || o.IdPClientID != "" || o.IdPClientSecretEnv != "" {
+		return nil, &FlagError{Err: fmt.Errorf("the --idp-* flags need --id-token-file")}
 	}
 	if o.ClientID == "" && o.MetadataURL == "" && len(scopes) == 0 && o.Grant == mcp.GrantAuthorizationCode {
 		if o.ClientSecretEnv != "" || o.PrivateKey != "" {
@@ -153,6 +183,58 @@ func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
 		return nil, &FlagError{Err: fmt.Errorf("--grant client_credentials needs --client-id and --client-secret-env or --private-key")}
 	}
 	return c, nil
+}
+
+// crossAppClient is the client of a cross-app access login: the ID token
+// from its file (or stdin, read here; it is not stored), the IdP's client
+// secret and the authorization server's from the environment.
+func (o *MCPLoginOptions) crossAppClient(scopes []string) (*mcp.OAuthClient, error) {
+	switch {
+	case o.Grant != mcp.GrantAuthorizationCode && o.Grant != "" && o.Grant != mcp.GrantJWTBearer:
+		return nil, &FlagError{Err: fmt.Errorf("--id-token-file logs in with the jwt-bearer grant, not --grant %s", o.Grant)}
+	case o.ClientID == "":
+		return nil, &FlagError{Err: fmt.Errorf("--id-token-file needs --client-id: ollm's client at the MCP server's authorization server")}
+	case o.IdPClientID == "":
+		return nil, &FlagError{Err: fmt.Errorf("--id-token-file needs --idp-client-id: ollm's client at the identity provider")}
+	case o.IdPIssuer == "" && o.IdPTokenEndpoint == "":
+		return nil, &FlagError{Err: fmt.Errorf("--id-token-file needs --idp-issuer URL or --idp-token-endpoint URL")}
+	}
+	ca := &mcp.CrossApp{IDTokenFile: o.IDTokenFile, Issuer: o.IdPIssuer, TokenEndpoint: o.IdPTokenEndpoint, ClientID: o.IdPClientID}
+	if o.IDTokenFile == "-" {
+		data, err := io.ReadAll(io.LimitReader(o.IO.In, 1<<20))
+		if err != nil {
+			return nil, fmt.Errorf("reading the ID token from stdin: %w", err)
+		}
+		ca.IDTokenFile, ca.IDToken = "", strings.TrimSpace(string(data))
+		if ca.IDToken == "" {
+			return nil, &FlagError{Err: fmt.Errorf("--id-token-file -: stdin is empty")}
+		}
+	} else if abs, err := filepath.Abs(o.IDTokenFile); err == nil {
+		ca.IDTokenFile = abs // read again at expiry, from wherever
+	}
+	var err error
+	if ca.ClientSecret, err = o.secretFrom("--idp-client-secret-env", o.IdPClientSecretEnv); err != nil {
+		return nil, err
+	}
+	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: mcp.GrantJWTBearer, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID, CrossApp: ca}
+	if c.ClientSecret, err = o.secretFrom("--client-secret-env", o.ClientSecretEnv); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// secretFrom is the value of the environment variable name ("" for no
+// name); a name that is not set is an error naming flag.
+func (o *MCPLoginOptions) secretFrom(flag, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	for _, kv := range o.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); k == name && v != "" {
+			return v, nil
+		}
+	}
+	return "", &FlagError{Err: fmt.Errorf("%s %s: the variable is not set", flag, name)}
 }
 
 func newCmdMCPLogout(f *Factory) *cobra.Command {

@@ -84,12 +84,41 @@ type OAuthClient struct {
 	// supports them takes the URL as the client id and fetches the
 	// document, so no registration is needed.
 	MetadataURL string
+	// CrossApp, when set, logs in by enterprise-managed authorization
+	// (cross-app access): the enterprise IdP's ID token is exchanged for
+	// an identity assertion grant (ID-JAG), which the authorization server
+	// takes for a token (Grant is GrantJWTBearer).
+	CrossApp *CrossApp
+	// issuer, when set, is the authorization server ClientID is
+	// registered with (a step-up reusing the client of the stored
+	// record): at another one the client is not used.
+	issuer string
+}
+
+// CrossApp is where the enterprise identity provider's ID token comes
+// from and how ollm is known there.
+type CrossApp struct {
+	// IDTokenFile holds the ID token; it is read again when the access
+	// token expires. IDToken is the token itself, when it was given
+	// another way (stdin); it is not stored.
+	IDTokenFile string
+	IDToken     string
+	// TokenEndpoint is the IdP's token endpoint; without it, it comes
+	// from the metadata of Issuer (OpenID Connect discovery, RFC 8414).
+	TokenEndpoint string
+	Issuer        string
+	// ClientID and ClientSecret are ollm's client at the IdP (the secret
+	// "" for a public client).
+	ClientID     string
+	ClientSecret string
 }
 
 // Grants.
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	// GrantJWTBearer is the RFC 7523 grant that takes an ID-JAG.
+	GrantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 )
 
 func (s Spec) tokenName() string {
@@ -111,6 +140,11 @@ func (s Spec) grant() string {
 		return s.OAuth.Grant
 	}
 	return GrantAuthorizationCode
+}
+
+// headless reports whether the server's grant needs no user in a browser.
+func (s Spec) headless() bool {
+	return s.grant() == GrantClientCredentials || s.grant() == GrantJWTBearer && s.OAuth.CrossApp != nil
 }
 
 // Transport is the server's transport with the default filled in: stdio

@@ -164,8 +164,16 @@ func (m *Manager) stepUp(s *server, need []string) error {
 	if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, spec.tokenName())}).load(s.auth.url); err == nil {
 		wanted = append(wanted, rec.Scopes...)
 		asked, had = rec.Scopes, true
-		if rec.PreRegistered && oauth.ClientID == "" {
-			oauth.ClientID, oauth.ClientSecret = rec.ClientID, rec.ClientSecret
+		if rec.PreRegistered && oauth.ClientID == "" && oauth.MetadataURL == "" {
+			// The record's client, given by the user, belongs to the
+			// authorization server that issued the record: Login uses it
+			// only there (a client ID metadata document URL is checked
+			// as such wherever it goes).
+			if strings.HasPrefix(rec.ClientID, "https://") || strings.HasPrefix(rec.ClientID, "http://") {
+				oauth.MetadataURL = rec.ClientID
+			} else {
+				oauth.ClientID, oauth.ClientSecret, oauth.issuer = rec.ClientID, rec.ClientSecret, rec.Issuer
+			}
 		}
 	}
 	var scopes []string

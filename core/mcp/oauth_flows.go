@@ -122,6 +122,10 @@ func (fl *loginFlow) clientCredentials(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	rec.Issuer = md.Issuer
+	if err := fl.useDPoP(md, "", &rec); err != nil {
+		return err
+	}
 	tok, err := fetchClientCredentials(ctx, fl.client, md, rec)
 	if err != nil {
 		return err
@@ -140,6 +144,18 @@ func fetchClientCredentials(ctx context.Context, client *http.Client, md *transp
 	if len(rec.Scopes) > 0 {
 		form.Set("scope", strings.Join(rec.Scopes, " "))
 	}
+	return postToken(ctx, client, md, rec, form, true)
+}
+
+// postToken sends a token request with form, the client authenticating
+// as rec says (a private key, a secret; a public client, when
+// mustAuthenticate is false, names itself with client_id), and returns
+// the token. An error names the endpoint and the server's error code and
+// description, never a token or a secret sent.
+func postToken(ctx context.Context, client *http.Client, md *transport.AuthServerMetadata, rec tokenRecord, form url.Values, mustAuthenticate bool) (*transport.Token, error) {
+	if md.TokenEndpoint == "" {
+		return nil, errors.New("the authorization server names no token endpoint")
+	}
 	basic := false
 	switch {
 	case rec.PrivateKeyFile != "":
@@ -150,6 +166,8 @@ func fetchClientCredentials(ctx context.Context, client *http.Client, md *transp
 		form.Set("client_id", rec.ClientID)
 		form.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		form.Set("client_assertion", assertion)
+	case rec.ClientSecret == "" && !mustAuthenticate:
+		form.Set("client_id", rec.ClientID)
 	case rec.ClientSecret == "":
 		return nil, errors.New("the client_credentials grant needs the client's secret (--client-secret-env) or a private key (--private-key)")
 	case slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_post") && !slices.Contains(md.TokenEndpointAuthMethodsSupported, "client_secret_basic"):

@@ -46,6 +46,8 @@ type metadataWatch struct {
 	base http.RoundTripper
 	mu   sync.Mutex
 	iss  map[string]bool // issuer → authorization_response_iss_parameter_supported
+	// dpop: issuer → dpop_signing_alg_values_supported (RFC 9449 §5.1)
+	dpop map[string][]string
 	// register is the registration endpoint whose requests get
 	// "application_type": "native" (mcp-go's registration sends none).
 	register string
@@ -87,7 +89,7 @@ func watchMetadata(client *http.Client) (*http.Client, *metadataWatch) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	w := &metadataWatch{base: base, iss: map[string]bool{}}
+	w := &metadataWatch{base: base, iss: map[string]bool{}, dpop: map[string][]string{}}
 	c.Transport = w
 	return &c, w
 }
@@ -110,13 +112,16 @@ func (w *metadataWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	var md struct {
-		Issuer        string `json:"issuer"`
-		Authorization string `json:"authorization_endpoint"`
-		IssSupported  bool   `json:"authorization_response_iss_parameter_supported"`
+		Issuer        string   `json:"issuer"`
+		Authorization string   `json:"authorization_endpoint"`
+		Token         string   `json:"token_endpoint"`
+		IssSupported  bool     `json:"authorization_response_iss_parameter_supported"`
+		DPoPAlgs      []string `json:"dpop_signing_alg_values_supported"`
 	}
-	if json.Unmarshal(body, &md) == nil && md.Issuer != "" && md.Authorization != "" {
+	if json.Unmarshal(body, &md) == nil && md.Issuer != "" && (md.Authorization != "" || md.Token != "") {
 		w.mu.Lock()
 		w.iss[md.Issuer] = md.IssSupported
+		w.dpop[md.Issuer] = md.DPoPAlgs
 		w.mu.Unlock()
 	}
 	return resp, nil
@@ -130,4 +135,15 @@ func (w *metadataWatch) issSupported(issuer string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.iss[issuer]
+}
+
+// dpopAlgs is issuer's dpop_signing_alg_values_supported, nil when its
+// metadata have none (no DPoP there).
+func (w *metadataWatch) dpopAlgs(issuer string) []string {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dpop[issuer]
 }

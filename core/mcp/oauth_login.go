@@ -44,7 +44,7 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 	if spec.Transport() == TransportStdio {
 		return fmt.Errorf("MCP server %q runs over stdio; OAuth login applies to HTTP servers only", spec.Name)
 	}
-	if o.OpenURL == nil && spec.grant() != GrantClientCredentials {
+	if o.OpenURL == nil && !spec.headless() {
 		return fmt.Errorf("MCP server %q needs a login and there is no terminal to open the browser from; run in a terminal: %s", spec.Name, spec.loginCommand())
 	}
 	opts := Options{Environ: o.Environ, Roots: o.Roots, HTTPClient: o.HTTPClient}
@@ -61,8 +61,15 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		spec.OAuth = &oc
 	}
 	client, watch := watchMetadata(opts.httpClient())
-	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, opts: o,
+	client, dp := withDPoP(client)
+	fl := &loginFlow{name: spec.Name, transport: spec.Transport(), cfg: cfg, client: client, watch: watch, dpop: dp, opts: o,
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
+	if spec.grant() == GrantJWTBearer && spec.OAuth.CrossApp != nil {
+		if err := fl.crossApp(ctx); err != nil {
+			return fmt.Errorf("MCP server %q (%s): cross-app access: %w", spec.Name, cfg.URL, err)
+		}
+		return nil
+	}
 	if spec.grant() == GrantClientCredentials {
 		if err := fl.clientCredentials(ctx); err != nil {
 			return fmt.Errorf("MCP server %q (%s): client credentials: %w", spec.Name, cfg.URL, err)
@@ -82,6 +89,7 @@ type loginFlow struct {
 	cfg       Expanded
 	client    *http.Client
 	watch     *metadataWatch // what the metadata fetched said
+	dpop      *dpopTokenTransport
 	opts      LoginOptions
 	file      *tokenFile
 	oauth     *OAuthClient // pre-registered client and scopes, nil for none
@@ -89,6 +97,9 @@ type loginFlow struct {
 	// metadataURL is the authorization server metadata found at the
 	// server's root (2025-03-26), "" when discovery found it otherwise.
 	metadataURL string
+	// foreignClient: the client given belongs to another authorization
+	// server than the one found; it is not used.
+	foreignClient bool
 }
 
 func (fl *loginFlow) run(ctx context.Context) error {
@@ -115,6 +126,9 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	rec.AuthServerMetadata = fl.metadataURL
 	if md, err := h.GetServerMetadata(ctx); err == nil {
 		rec.Issuer = md.Issuer
+		if err := fl.useDPoP(md, challenge, &rec); err != nil {
+			return err
+		}
 	}
 	if h, err = fl.register(ctx, h, &rec); err != nil {
 		return err
@@ -232,7 +246,7 @@ func (fl *loginFlow) scopes(challenge string) []string {
 // clientID is the id of a client registered beforehand; "" when there is
 // none (a client ID metadata document, or ollm registers itself).
 func (fl *loginFlow) clientID() string {
-	if fl.oauth == nil {
+	if fl.oauth == nil || fl.foreignClient {
 		return ""
 	}
 	return fl.oauth.ClientID
@@ -249,6 +263,14 @@ func (fl *loginFlow) register(ctx context.Context, h *transport.OAuthHandler, re
 	md, err := h.GetServerMetadata(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("discovering the authorization server: %w", err)
+	}
+	if fl.clientID() != "" && fl.oauth.issuer != "" && fl.oauth.issuer != md.Issuer {
+		// The client was registered at another authorization server
+		// (the stored record's, before the server moved): its id and
+		// secret are not sent here; ollm registers anew, or says which
+		// client to give.
+		fl.foreignClient = true
+		rec.ClientID, rec.ClientSecret, rec.PreRegistered = "", "", false
 	}
 	if fl.clientID() != "" {
 		if err := checkMetadata(md, true); err != nil {
@@ -417,4 +439,20 @@ func lookupEnv(name string, environ []string, settings map[string]string) string
 		}
 	}
 	return ""
+}
+
+// useDPoP makes a DPoP key for the login when the authorization server's
+// metadata or the server's challenge ask for DPoP (RFC 9449): the key
+// goes into the record and the token requests carry proofs made with it.
+func (fl *loginFlow) useDPoP(md *transport.AuthServerMetadata, challenge string, rec *tokenRecord) error {
+	if !dpopWanted(fl.watch.dpopAlgs(md.Issuer), challenge) {
+		return nil
+	}
+	key, err := newDPoPKey()
+	if err != nil {
+		return fmt.Errorf("making a DPoP key: %w", err)
+	}
+	rec.DPoPKey = key.encode()
+	fl.dpop.bind(key, md.TokenEndpoint)
+	return nil
 }

@@ -147,3 +147,34 @@ func TestOAuthAuthorizationServerMoved(t *testing.T) {
 		t.Errorf("record %+v", rec)
 	}
 }
+
+// A step-up after the server moved to another authorization server does
+// not send the client given at the first login (registered at the old
+// one) to the new one: ollm registers there and the call goes through.
+func TestOAuthStepUpPreRegisteredMoved(t *testing.T) {
+	as1 := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{NoRegistration: true, Clients: map[string]string{"pre": "pre-secret"}})
+	as2 := mcptest.NewAuthServer(t)
+	var named atomic.Pointer[mcptest.AuthServer]
+	named.Store(as1)
+	u := mcptest.StartServer(t, as1, mcptest.ServerOptions{Scope: "mcp:read", CallScope: "mcp:write", ResourceMetadataAS: named.Load})
+	tokens := t.TempDir()
+	spec := secureSpec(u)
+	spec.OAuth = &OAuthClient{ClientID: "pre", ClientSecret: "pre-secret"}
+	if _, err := login(t, spec, tokens); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := readRecord(t, tokens); !rec.PreRegistered || rec.Issuer != as1.Issuer() {
+		t.Fatalf("record %+v", rec)
+	}
+	named.Store(as2)
+	m := startManager(t, []Spec{secureSpec(u)}, Options{TokenDir: tokens, OpenURL: (&mcptest.Browser{}).Open})
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"moved and stepped up"}`, nil); res.ForModel != "moved and stepped up" {
+		t.Fatalf("%+v", res)
+	}
+	if slices.Contains(as2.ClientsSeen(), "pre") {
+		t.Errorf("the new authorization server saw the old client: %q", as2.ClientsSeen())
+	}
+	if reg, exch, _, _ := as2.Counts(); reg != 1 || exch != 1 {
+		t.Errorf("as2: registrations %d exchanges %d", reg, exch)
+	}
+}

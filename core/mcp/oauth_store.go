@@ -51,10 +51,22 @@ type tokenRecord struct {
 	AuthServerMetadata string `json:"authServerMetadata,omitempty"`
 	// PrivateKeyFile and KeyID authenticate a client_credentials client
 	// with private_key_jwt; the key stays in its file.
-	PrivateKeyFile string          `json:"privateKeyFile,omitempty"`
-	KeyID          string          `json:"keyId,omitempty"`
-	Token          transport.Token `json:"token"`
-	SavedAt        time.Time       `json:"savedAt"`
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
+	KeyID          string `json:"keyId,omitempty"`
+	// DPoPKey is the server's DPoP private key (RFC 9449; PKCS#8,
+	// base64url) when its authorization server or its challenge asked for
+	// DPoP: the token is bound to it. It never leaves this file but as
+	// the public key in a proof.
+	DPoPKey string `json:"dpopKey,omitempty"`
+	// Cross-app access (Grant GrantJWTBearer): the file the IdP's ID
+	// token is read from again when the token expires (the token itself
+	// is not stored), the IdP's token endpoint and ollm's client there.
+	IDTokenFile      string          `json:"idTokenFile,omitempty"`
+	IdPTokenEndpoint string          `json:"idpTokenEndpoint,omitempty"`
+	IdPClientID      string          `json:"idpClientId,omitempty"`
+	IdPClientSecret  string          `json:"idpClientSecret,omitempty"`
+	Token            transport.Token `json:"token"`
+	SavedAt          time.Time       `json:"savedAt"`
 }
 
 // expirySkew refreshes a token this long before it expires, so a request

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -53,6 +54,13 @@ type authTransport struct {
 	// insufficient is the scope of the last 403 insufficient_scope that
 	// no step-up answered; nil once a request gets through.
 	insufficient atomic.Pointer[string]
+
+	// The DPoP key of the record (parsed once per key) and the server's
+	// last DPoP nonce.
+	keyMu  sync.Mutex
+	key    *dpopKey
+	keyEnc string
+	nonces dpopNonces
 }
 
 // maxStepUps bounds the step-up logins per server.
@@ -90,6 +98,9 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.insufficient.Store(nil)
 		}
 		return resp, err
+	}
+	if tok != nil && challengeParam(challengeOf(resp), "error") == "use_dpop_nonce" {
+		return resp, nil // a nonce asked for again after its retry: a refresh would not help
 	}
 	moved := false
 	if body, ok := replayBody(req); ok {
@@ -204,12 +215,77 @@ func (t *authTransport) current(ctx context.Context) *transport.Token {
 }
 
 func (t *authTransport) send(req *http.Request, body io.ReadCloser, tok *transport.Token) (*http.Response, error) {
+	if tok != nil && dpopBound(*tok) {
+		return t.sendDPoP(req, body, *tok)
+	}
 	r := req.Clone(req.Context())
 	r.Body = body
 	if tok != nil {
 		r.Header.Set("Authorization", authorization(*tok))
 	}
 	return t.base.RoundTrip(r)
+}
+
+// sendDPoP sends a request with a DPoP-bound token: "Authorization: DPoP
+// <token>" and a fresh proof for this request (its method, its URL, the
+// token's hash, the server's last nonce). A 401 use_dpop_nonce with a
+// DPoP-Nonce (RFC 9449 §9) gets the request once more with that nonce.
+// Without the key the token is not sent at all: a bound token never goes
+// out as a bearer token.
+func (t *authTransport) sendDPoP(req *http.Request, body io.ReadCloser, tok transport.Token) (*http.Response, error) {
+	key, err := t.dpopKey()
+	if err != nil {
+		if body != nil {
+			_ = body.Close()
+		}
+		return nil, fmt.Errorf("MCP server %q: the stored token is DPoP-bound (RFC 9449) and %v; log in again", t.server, err)
+	}
+	for try := 0; ; try++ {
+		if try > 0 {
+			var ok bool
+			if body, ok = replayBody(req); !ok {
+				return nil, errors.New("the server asked for a DPoP nonce and the request cannot be sent again")
+			}
+		}
+		r := req.Clone(req.Context())
+		r.Body = body
+		p, err := key.proof(req.Method, req.URL, tok.AccessToken, t.nonces.get(req.URL))
+		if err != nil {
+			return nil, fmt.Errorf("making a DPoP proof: %w", err)
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", p)
+		resp, err := t.base.RoundTrip(r)
+		if err != nil {
+			return resp, err
+		}
+		nonce := t.nonces.note(req.URL, resp)
+		if try >= maxNonceRetries || nonce == "" || resp.StatusCode != http.StatusUnauthorized ||
+			challengeParam(challengeOf(resp), "error") != "use_dpop_nonce" {
+			return resp, nil
+		}
+		discard(resp)
+	}
+}
+
+// dpopKey is the DPoP key of the stored record.
+func (t *authTransport) dpopKey() (*dpopKey, error) {
+	t.file.mu.Lock()
+	enc := t.file.rec.DPoPKey
+	t.file.mu.Unlock()
+	if enc == "" {
+		return nil, errors.New("its DPoP key is not in the token file")
+	}
+	t.keyMu.Lock()
+	defer t.keyMu.Unlock()
+	if t.key == nil || t.keyEnc != enc {
+		k, err := parseDPoPKey(enc)
+		if err != nil {
+			return nil, err
+		}
+		t.key, t.keyEnc = k, enc
+	}
+	return t.key, nil
 }
 
 // authorization is the header value for a token; the type is
@@ -265,9 +341,39 @@ func (t *authTransport) refresh(ctx context.Context, used *transport.Token) (*tr
 		return &rec.Token, nil
 	}
 	client := &http.Client{Transport: t.base, Timeout: 30 * time.Second}
+	var dp *dpopTokenTransport
+	if rec.DPoPKey != "" {
+		client, dp = withDPoP(client)
+	}
 	h := newOAuthHandler(rec, t.file, client, t.url)
 	if err := sameIssuer(ctx, h, rec); err != nil {
 		return nil, err
+	}
+	if dp != nil {
+		key, err := parseDPoPKey(rec.DPoPKey)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w; log in again", t.file.path, err)
+		}
+		md, err := h.GetServerMetadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		dp.bind(key, md.TokenEndpoint)
+	}
+	if rec.Grant == GrantJWTBearer && rec.Token.RefreshToken == "" {
+		// The ID token, read again from its file, gets a new token.
+		md, err := h.GetServerMetadata(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tok, err := fetchCrossApp(ctx, client, md, rec, "")
+		if err != nil {
+			return nil, err
+		}
+		if err := t.file.SaveToken(ctx, tok); err != nil {
+			return nil, err
+		}
+		return tok, nil
 	}
 	if rec.Grant == GrantClientCredentials {
 		// No user is needed: the client's credentials get a new token.

@@ -50,6 +50,14 @@ type AuthServer struct {
 	revocations                                                         []string // token_type_hint of each revocation request
 	appTypes                                                            []string // application_type of each registration
 	clientsSeen                                                         []string // client_id of each authorization and token request
+
+	// DPoP: access and refresh tokens → the thumbprint of the key they
+	// are bound to; the proofs' jtis seen; refusals; nonce answers.
+	bound, boundRefresh map[string]string
+	jtis                map[string]bool
+	dpopRefusals        []string
+	asNonces, rsNonces  int
+	jagResources        []string
 }
 
 type grant struct{ client, redirect, challenge, scope string }
@@ -85,6 +93,26 @@ type AuthOptions struct {
 	// Iss, when set, gives the iss parameter of the authorization
 	// response from the issuer identifier ("" sends none).
 	Iss func(issuer string) string
+	// DPoP advertises dpop_signing_alg_values_supported (ES256) and
+	// requires a valid DPoP proof on every token request (RFC 9449 §5):
+	// the tokens are bound to its key (token_type DPoP), a refresh needs
+	// the same key.
+	DPoP bool
+	// DPoPNonce, when set, is the nonce every token request's proof must
+	// carry: without it the answer is 400 use_dpop_nonce with a
+	// DPoP-Nonce header (RFC 9449 §8).
+	DPoPNonce string
+	// DPoPQuiet does DPoP as DPoP does for a token request that carries
+	// a proof, without advertising it (a proof-less request gets a bearer
+	// token): a client learns of DPoP from the resource's challenge.
+	DPoPQuiet bool
+	// TrustIdP accepts ID-JAGs this IdP signed with the jwt-bearer grant
+	// (RFC 7523; cross-app access), from a client registered in Clients
+	// (a secret with client_secret_basic, or public with client_id).
+	TrustIdP *IdP
+	// DPoPJWT issues bound access tokens as JWTs with cnf.jkt and says
+	// token_type Bearer all the same.
+	DPoPJWT bool
 }
 
 // NewAuthServer is an authorization server at the root of its origin.
@@ -93,7 +121,8 @@ func NewAuthServer(t testing.TB) *AuthServer { return NewAuthServerWith(t, AuthO
 // NewAuthServerWith is an authorization server shaped by o.
 func NewAuthServerWith(t testing.TB, o AuthOptions) *AuthServer {
 	a := &AuthServer{t: t, opts: o, clients: map[string][]string{}, codes: map[string]grant{},
-		access: map[string]string{}, refresh: map[string]string{}, expiresIn: 3600}
+		access: map[string]string{}, refresh: map[string]string{}, expiresIn: 3600,
+		bound: map[string]string{}, boundRefresh: map[string]string{}, jtis: map[string]bool{}}
 	mux := http.NewServeMux()
 	a.mux = mux
 	a.srv = httptest.NewServer(mux)
@@ -149,6 +178,9 @@ func (a *AuthServer) metadata(w http.ResponseWriter, r *http.Request) {
 	}
 	if a.opts.IssSupported {
 		md["authorization_response_iss_parameter_supported"] = true
+	}
+	if a.opts.DPoP {
+		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
 	}
 	writeJSONResp(w, http.StatusOK, md)
 }
@@ -232,7 +264,15 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	r.ParseForm()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.clientsSeen = append(a.clientsSeen, r.Form.Get("client_id"))
+	client := r.Form.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok {
+		client, _ = url.QueryUnescape(id)
+	}
+	a.clientsSeen = append(a.clientsSeen, client)
+	jkt, ok := a.tokenProof(w, r)
+	if !ok {
+		return
+	}
 	var scope string
 	switch r.Form.Get("grant_type") {
 	case "authorization_code":
@@ -260,30 +300,49 @@ func (a *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 		a.exchanges++
 	case "refresh_token":
 		sc, ok := a.refresh[r.Form.Get("refresh_token")]
-		if !ok {
+		if !ok || a.boundRefresh[r.Form.Get("refresh_token")] != jkt {
 			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 			return
 		}
 		delete(a.refresh, r.Form.Get("refresh_token")) // rotation
 		a.refreshes++
 		scope = sc
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		sc, ok := a.jwtBearer(w, r)
+		if !ok {
+			return
+		}
+		at, typ := randomString(), "Bearer" // no refresh token, as usual for this grant
+		if jkt != "" {
+			at, typ = a.bindToken(at, jkt)
+		}
+		a.access[at] = sc
+		writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": typ, "expires_in": a.expiresIn, "scope": sc})
+		return
 	case "client_credentials":
 		if err := a.authenticateClient(r); err != nil {
 			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
 			return
 		}
 		a.credentialGrants++
-		at := randomString()
+		at, typ := randomString(), "Bearer"
+		if jkt != "" {
+			at, typ = a.bindToken(at, jkt)
+		}
 		a.access[at] = a.granted(r.Form.Get("scope"))
-		writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": a.expiresIn, "scope": a.access[at]})
+		writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": typ, "expires_in": a.expiresIn, "scope": a.access[at]})
 		return
 	default:
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
 	}
-	at, rt := randomString(), randomString()
+	at, rt, typ := randomString(), randomString(), "bearer"
+	if jkt != "" {
+		at, typ = a.bindToken(at, jkt)
+		a.boundRefresh[rt] = jkt
+	}
 	a.access[at], a.refresh[rt] = scope, scope
-	writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": "bearer", "refresh_token": rt, "expires_in": a.expiresIn})
+	writeJSONResp(w, http.StatusOK, map[string]any{"access_token": at, "token_type": typ, "refresh_token": rt, "expires_in": a.expiresIn})
 }
 
 // revoke is the RFC 7009 endpoint: the client identifies itself (its
@@ -549,6 +608,19 @@ type ServerOptions struct {
 	// Mount, when set, is called with the server's mux and URL, to put
 	// more on its origin (an authorization server, for 2025-03-26).
 	Mount func(mux *http.ServeMux, url string)
+	// ResourceMetadataAS, when set, is the authorization server the
+	// protected resource metadata name, asked at each request: a server
+	// migrating to it, which accepts its tokens and still those of the
+	// authorization server it was started with.
+	ResourceMetadataAS func() *AuthServer
+	// DPoP challenges with the DPoP scheme (RFC 9449 §7.1) instead of
+	// Bearer. Whatever it says, a token bound to a DPoP key must come
+	// with the DPoP scheme and a valid proof by that key (htm, htu, ath,
+	// a fresh jti); a bearer use of it is refused.
+	DPoP bool
+	// DPoPNonce, when set, is the nonce every proof must carry: without
+	// it the answer is 401 use_dpop_nonce with a DPoP-Nonce (§9).
+	DPoPNonce string
 }
 
 // StartServer runs a protected MCP server shaped by o.
@@ -592,6 +664,9 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 			if o.Current != nil {
 				cur = o.Current()
 			}
+			if o.ResourceMetadataAS != nil {
+				cur = o.ResourceMetadataAS()
+			}
 			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
 		})
 		if o.UnnamedResourceMetadata {
@@ -633,9 +708,22 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			next.ServeHTTP(w, r)
 			return
 		}
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		scheme := "Bearer"
+		if o.DPoP {
+			scheme = "DPoP"
+		}
+		presented, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if o.ResourceMetadataAS != nil && !a.Valid(token) {
+			if b := o.ResourceMetadataAS(); b.Valid(token) {
+				a = b
+			}
+		}
+		ok := token != "" && (strings.EqualFold(presented, "Bearer") || strings.EqualFold(presented, "DPoP"))
+		if ok && a.Valid(token) && !a.resourceProof(w, r, presented, token, scheme, o) {
+			return
+		}
 		if !ok || !a.Valid(token) {
-			challenge := `Bearer error="invalid_token"` + extra
+			challenge := scheme + ` error="invalid_token"` + extra
 			if o.Scope != "" {
 				challenge += `, scope="` + o.Scope + `"`
 			}
@@ -648,7 +736,7 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			if status == 0 {
 				status = http.StatusForbidden
 			}
-			w.Header().Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+			w.Header().Set("WWW-Authenticate", scheme+` error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
 			http.Error(w, "insufficient scope", status)
 			return
 		}
@@ -705,4 +793,46 @@ func (b *Browser) Pages() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]string(nil), b.pages...)
+}
+
+// jwtBearer takes an ID-JAG (the jwt-bearer grant of cross-app access):
+// the client authenticated, the assertion signed by the trusted IdP for
+// this issuer and this client. It answers a refusal itself. Called with
+// a.mu held.
+func (a *AuthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if a.opts.TrustIdP == nil {
+		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+		return "", false
+	}
+	client := r.Form.Get("client_id")
+	if _, _, basic := r.BasicAuth(); basic || r.Form.Get("client_assertion") != "" {
+		if err := a.authenticateClient(r); err != nil {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client", "error_description": err.Error()})
+			return "", false
+		}
+		if id, _, ok := r.BasicAuth(); ok {
+			client, _ = url.QueryUnescape(id)
+		}
+	} else if secret, known := a.opts.Clients[client]; !known || secret != "" {
+		writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+		return "", false
+	}
+	resource, scope, err := a.opts.TrustIdP.checkJAG(a, r, r.Form.Get("assertion"), client)
+	if err != nil {
+		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": err.Error()})
+		return "", false
+	}
+	a.jagResources = append(a.jagResources, resource)
+	a.exchanges++
+	if s := r.Form.Get("scope"); s != "" {
+		scope = s
+	}
+	return a.granted(scope), true
+}
+
+// JAGResources lists the resource claim of each ID-JAG accepted.
+func (a *AuthServer) JAGResources() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.jagResources...)
 }
