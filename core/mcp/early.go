@@ -169,6 +169,7 @@ func (m *Manager) callEarly(ctx context.Context, def *toolDef, params json.RawMe
 	if !ok {
 		return tool.Result{}, fmt.Errorf("no MCP server %q", key.Server)
 	}
+	m.need(s) // the start gate may still hold it (deferstart.go)
 	select {
 	case <-s.settled:
 	case <-ctx.Done():
