@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/ollm/ollm/core/tool"
 )
@@ -125,3 +128,59 @@ func (m *Manager) settleUnstarted() {
 // and tool (callEarly) rather than the agent's "no tool". An extension's
 // tools reach the session through the tool registry, which forgets them.
 func (m *Manager) LookupDropped(name string) (tool.Tool, bool) { return m.lookupEarly(name) }
+
+// markConnecting is Start's setState(StateConnecting) without the event:
+// startConnecting sends the events once every server's state is set, so
+// the tool set (names assigned over all servers' tools) is computed once,
+// not once per server (with 50 servers and their cached tools, 13 ms of
+// CPU before the first request).
+func (m *Manager) markConnecting(s *server) {
+	m.mu.Lock()
+	s.status.State, s.status.Error, s.status.Since = StateConnecting, "", time.Now()
+	s.defs, s.conn = nil, nil
+	m.toolsValid = false
+	s.connecting = true
+	m.mu.Unlock()
+}
+
+// startConnecting tells OnEvent about, and starts (or leaves to the start
+// gate), the servers markConnecting marked.
+func (m *Manager) startConnecting() {
+	for _, name := range m.order {
+		if s := m.servers[name]; s.connecting {
+			m.emit(s)
+		}
+	}
+	for _, name := range m.order {
+		if s := m.servers[name]; s.connecting {
+			m.startOrHold(s)
+		}
+	}
+}
+
+// decodeToolEntry decodes a tool cache file in one pass, each tool's
+// inputSchema kept as its server sent it in RawInputSchema (mcp-go's
+// decoding keeps only part of it). Decoding it into ToolInputSchema too,
+// then a second pass for the raw schemas, took half the look-up's CPU.
+func decodeToolEntry(data []byte) (*toolEntry, error) {
+	type rawTool struct {
+		mcp.Tool
+		InputSchema json.RawMessage `json:"inputSchema"` // shadows Tool's
+	}
+	var raw struct {
+		toolEntry
+		Tools []rawTool `json:"tools"` // shadows toolEntry's
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	e := raw.toolEntry
+	e.Tools = make([]mcp.Tool, len(raw.Tools))
+	for i, t := range raw.Tools {
+		e.Tools[i] = t.Tool
+		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
+			e.Tools[i].RawInputSchema = t.InputSchema
+		}
+	}
+	return &e, nil
+}

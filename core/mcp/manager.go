@@ -272,8 +272,9 @@ type server struct {
 	cached     bool
 	// spawned: the first connection attempt was started (or, after
 	// Close, never will be); held: the StartGate held it back.
-	spawned sync.Once
-	held    atomic.Bool
+	spawned    sync.Once
+	held       atomic.Bool
+	connecting bool // Start marked it connecting (deferstart.go)
 }
 
 // New prepares a Manager for specs; Start starts them.
@@ -339,10 +340,10 @@ func (m *Manager) Start() {
 			m.setState(s, StateNeedsApproval, errors.New("a workspace server runs only after you approve the workspace"))
 			s.settle.Do(func() { close(s.settled) })
 		default:
-			m.setState(s, StateConnecting, nil)
-			m.startOrHold(s)
+			m.markConnecting(s)
 		}
 	}
+	m.startConnecting()
 }
 
 // WaitReady waits until every server has finished its first connection
