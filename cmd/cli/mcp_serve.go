@@ -100,7 +100,8 @@ func runMCPServe(ctx context.Context, f *Factory, o mcpServeOptions) error {
 	errOut := f.IO.ErrOut
 	id := agent.NewID(f.Now())
 	rt, err := f.forWorkspace(f.Global.Workspace).NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode,
-		OnNotice: func(s string) { fmt.Fprintf(errOut, "notice: %s\n", s) }})
+		StartCachedNow: true, // no model request would start them
+		OnNotice:       func(s string) { fmt.Fprintf(errOut, "notice: %s\n", s) }})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,7 +40,10 @@ require("readline").createInterface({input: process.stdin}).on("line", (line) =>
 // with 50 node stdio servers whose tools the tool cache holds (recorded by
 // one run while they answered) and which are now held at initialize, so
 // every one is still connecting when the request goes out. The reference
-// is the same run without MCP servers. first-request-ms is the median.
+// is the same run without MCP servers. first-request-ms is the median;
+// cpu-ms is the median CPU time ollm's process (the benchmark's, with the
+// fake model in it, not the servers') used until then, which a shared
+// machine's load does not inflate as it does the wall time.
 func BenchmarkRunFirstRequest50Cached(b *testing.B) {
 	if _, err := os.Stat("/usr/bin/node"); err != nil {
 		if _, err := lookNode(); err != nil {
@@ -63,14 +67,19 @@ func BenchmarkRunFirstRequest50Cached(b *testing.B) {
 				}
 				time.Sleep(300 * time.Millisecond)
 			}
-			var samples []time.Duration
+			var samples, cpus []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				reached := make(chan struct{})
 				srv.Reply(llmtest.Signal(reached), llmtest.Text("ok"))
-				start := time.Now()
+				start, cpu0 := time.Now(), processCPU()
 				got := make(chan time.Duration, 1)
-				go func() { <-reached; got <- time.Since(start) }()
+				go func() {
+					<-reached
+					d := time.Since(start)
+					cpus = append(cpus, processCPU()-cpu0) // before the send: read after it
+					got <- d
+				}()
 				if err := runRun(context.Background(), &RunOptions{IO: f.IO, F: f, Prompt: "go", Format: formatText}); err != nil {
 					b.Fatal(err)
 				}
@@ -83,9 +92,20 @@ func BenchmarkRunFirstRequest50Cached(b *testing.B) {
 				b.StartTimer()
 			}
 			slices.Sort(samples)
+			slices.Sort(cpus)
 			b.ReportMetric(float64(samples[len(samples)/2].Microseconds())/1e3, "first-request-ms")
+			b.ReportMetric(float64(cpus[len(cpus)/2].Microseconds())/1e3, "cpu-ms")
 		})
 	}
+}
+
+// processCPU is the user and system time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func lookNode() (string, error) {

@@ -181,7 +181,9 @@ func runRun(ctx context.Context, o *RunOptions) error {
 		id = agent.NewID(o.F.Now())
 	}
 	out := &runOutput{o: o}
-	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode, MCPStopGrace: runStopGrace, ElicitHeadless: o.Elicit,
+	// Servers whose tools are cached start once the first request has
+	// gone out, which follows at once: no timer (core/runtime/firstrequest.go).
+	rt, err := o.F.NewRuntime(ctx, runtime.Options{SessionID: id, Mode: o.Mode, MCPStopGrace: runStopGrace, ElicitHeadless: o.Elicit, StartCachedAfter: -1,
 		OnNotice: func(s string) { fmt.Fprintf(o.IO.ErrOut, "notice: %s\n", s) },
 		// Extensions' notifications and MCP servers' warnings: a line on
 		// stderr, an event in stream-json.

@@ -30,6 +30,8 @@ const nowaitSecret = "s3cret-token-value"
 // profile with one server per name (its tools the names in tools[name]),
 // their gates open. The servers' tools are read from a file at each
 // tools/list, so they can change without the server's configuration.
+// Each writes <name>-started in the workspace when its process starts,
+// and exits at once if <name>-fail exists there.
 func gatedServers(t *testing.T, e *sessionEnv, tools map[string][]string) {
 	t.Helper()
 	script := filepath.Join(e.home, "gated.py")
@@ -41,6 +43,10 @@ def p(s):
 def send(msg):
     sys.stdout.write(json.dumps(msg) + "\n")
     sys.stdout.flush()
+
+open(p("started"), "w").close()
+if os.path.exists(p("fail")):
+    sys.exit("told to fail")
 
 for line in sys.stdin:
     req = json.loads(line)

@@ -46,6 +46,7 @@ func (m *Manager) WaitServer(ctx context.Context, server string) error {
 	if !ok {
 		return fmt.Errorf("no MCP server %q", server)
 	}
+	m.need(s)
 	select {
 	case <-s.settled:
 		return nil

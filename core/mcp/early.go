@@ -90,7 +90,9 @@ func (m *Manager) loadEarly(s *server) {
 	s.early, s.cached = defs, true
 	m.toolsValid = false
 	m.mu.Unlock()
-	m.emit(s)
+	// No event here: Start's, which follows, carries the tools; one per
+	// server here made each recompute the whole tool set (issue 29, first
+	// request within 50 ms).
 }
 
 // offersEarly reports, for WaitReady, whether s's tools are offered from
@@ -169,6 +171,7 @@ func (m *Manager) callEarly(ctx context.Context, def *toolDef, params json.RawMe
 	if !ok {
 		return tool.Result{}, fmt.Errorf("no MCP server %q", key.Server)
 	}
+	m.need(s) // the start gate may still hold it (deferstart.go)
 	select {
 	case <-s.settled:
 	case <-ctx.Done():

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollm/ollm/core/sandbox"
@@ -76,6 +77,11 @@ type Options struct {
 	// does not wait for it; a call to one of them waits for that server
 	// and is checked against its own list (early.go).
 	EarlyTools bool
+	// StartGate (sessions, with EarlyTools): a stdio server whose tools
+	// the tool cache offers does not start before the gate opens, unless
+	// a call to one of its tools needs it sooner (deferstart.go). nil
+	// starts every server at Start.
+	StartGate *StartGate
 	// Snapshot: the Manager serves a command that takes the servers' tools
 	// as they are at connect and exits (`ollm mcp list|tools|call`), so
 	// notifications/tools/list_changed do not start another tools/list
@@ -264,6 +270,11 @@ type server struct {
 	early      []*toolDef
 	earlyKnown chan struct{}
 	cached     bool
+	// spawned: the first connection attempt was started (or, after
+	// Close, never will be); held: the StartGate held it back.
+	spawned    sync.Once
+	held       atomic.Bool
+	connecting bool // Start marked it connecting (deferstart.go)
 }
 
 // New prepares a Manager for specs; Start starts them.
@@ -329,11 +340,10 @@ func (m *Manager) Start() {
 			m.setState(s, StateNeedsApproval, errors.New("a workspace server runs only after you approve the workspace"))
 			s.settle.Do(func() { close(s.settled) })
 		default:
-			m.setState(s, StateConnecting, nil)
-			m.wg.Add(1)
-			go m.run(s)
+			m.markConnecting(s)
 		}
 	}
+	m.startConnecting()
 }
 
 // WaitReady waits until every server has finished its first connection
@@ -423,6 +433,7 @@ func (m *Manager) Close() error {
 		}
 	}
 	m.mu.Unlock()
+	m.settleUnstarted()
 	m.cancel()
 	var wg sync.WaitGroup
 	for _, c := range conns {

@@ -82,11 +82,10 @@ func (tc *toolCache) load(key string) (*toolEntry, error) {
 	if err != nil || data == nil {
 		return nil, err
 	}
-	var e toolEntry
-	if err := json.Unmarshal(data, &e); err != nil {
+	e, err := decodeToolEntry(data)
+	if err != nil {
 		return nil, fmt.Errorf("tool cache %s: %v; ignored", tc.path(key), err)
 	}
-	keepRawSchemas(data, e.Tools)
 	for i, t := range e.Tools {
 		if t.Name == "" {
 			return nil, fmt.Errorf("tool cache %s: tools[%d] has no name; ignored", tc.path(key), i)
@@ -95,26 +94,7 @@ func (tc *toolCache) load(key string) (*toolEntry, error) {
 	if e.ServerVersion == "" || e.Protocol == "" {
 		return nil, fmt.Errorf("tool cache %s: no server version or protocol; ignored", tc.path(key))
 	}
-	return &e, nil
-}
-
-// keepRawSchemas puts each cached tool's inputSchema, as its server sent
-// it, back into RawInputSchema (mcp-go's decoding keeps only part of it).
-func keepRawSchemas(data []byte, tools []mcp.Tool) {
-	var raw struct {
-		Tools []struct {
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(data, &raw) != nil || len(raw.Tools) != len(tools) {
-		return
-	}
-	for i, t := range raw.Tools {
-		if len(t.InputSchema) > 0 && string(t.InputSchema) != "null" {
-			tools[i].RawInputSchema = t.InputSchema
-			tools[i].InputSchema = mcp.ToolInputSchema{}
-		}
-	}
+	return e, nil
 }
 
 // read returns the file's bytes, nil when it does not exist. Neither the

@@ -98,6 +98,13 @@ type Runtime struct {
 	builtin   []string
 	// agentFiles are the project's and the user's Claude agent files.
 	agentFiles []schema.Subagent
+
+	// startGate holds back servers whose tools are cached until the first
+	// model request (firstrequest.go); startTimer opens it anyway.
+	startGate     *mcp.StartGate
+	startTimer    *time.Timer
+	cachedMu      sync.Mutex
+	cachedServers map[string]bool // connecting with cached tools offered
 }
 
 // Source gives the resolution to run: Load the gated view of the current
@@ -161,6 +168,15 @@ type Options struct {
 	// default (1 s: a session's servers may save state on EOF). A
 	// one-shot command (ollm run) sets at most 100 ms.
 	MCPStopGrace time.Duration
+	// StartCachedNow starts the stdio MCP servers whose tools the tool
+	// cache holds at once, with the others (`ollm mcp serve`, which sends
+	// no model request). Otherwise they start once the session's first
+	// model request has gone out, or StartCachedAfter after New if no
+	// request came sooner (0: DefaultStartCachedAfter; negative: only at
+	// the request, for `ollm run`, whose request follows at once). A call
+	// to one of their tools starts its server at once (firstrequest.go).
+	StartCachedNow   bool
+	StartCachedAfter time.Duration
 }
 
 // loaded is a profile loaded, gated and checked, before anything starts.
@@ -203,6 +219,7 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 	if ws.Root != "" {
 		rt.gitWatch = sandbox.NewGitWatch(ws.Root)
 	}
+	rt.newStartGate()
 	if rt.Bus == nil {
 		rt.Bus = bus.New(bus.Options{})
 	}
@@ -211,7 +228,12 @@ func New(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, err
 	}
 	rt.ctx, rt.cancel = context.WithCancel(context.Background())
-	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: o.OnMCP, Skills: rt.Skills, Background: true}
+	rt.extServers = &ext.MCPServers{Options: rt.extServerOptions(l.g), OnEvent: func(ev mcp.Event) {
+		rt.cachedEvent(ev)
+		if o.OnMCP != nil {
+			o.OnMCP(ev)
+		}
+	}, Skills: rt.Skills, Background: true}
 	rt.Ext = ext.New(l.g, ext.Options{StateFile: home.ExtensionState(), LogDir: home.Logs(), Home: home.Dir,
 		Hooks: rt.hreg, Tools: rt.Tools, Skills: rt.Skills, Servers: rt.extServers,
 		LookupEnv: LookupEnv(o.Getenv), OnEvent: o.OnExt})
@@ -494,7 +516,10 @@ func (rt *Runtime) extServerOptions(g *schema.Resolved) mcp.Options {
 		// Nothing waits (issue 29): every list a server gives is recorded,
 		// and a first prompt offers the recorded tools of a stdio server
 		// still connecting instead of waiting for it (core/mcp/early.go).
-		ToolCache: filepath.Join(rt.Home.Cache(), "mcp-tools"), EarlyTools: true}
+		ToolCache: filepath.Join(rt.Home.Cache(), "mcp-tools"), EarlyTools: true,
+		// ...and does not start them before the first model request went
+		// out (firstrequest.go).
+		StartGate: rt.startGate}
 	if rt.Workspace.Root != "" {
 		o.Roots = []string{rt.Workspace.Root}
 	}
@@ -532,6 +557,7 @@ func (rt *Runtime) newMCP(specs []mcp.Spec, o mcp.Options) *mcp.Manager {
 	var m *mcp.Manager
 	o.OnEvent = func(ev mcp.Event) {
 		rt.mcpEvent(m, ev)
+		rt.cachedEvent(ev)
 		if rt.opts.OnMCP != nil {
 			rt.opts.OnMCP(ev)
 		}
@@ -891,9 +917,13 @@ func (t runtimeTools) Get(name string) (tool.Tool, bool) {
 		}
 	}
 	if e := rt.Hooks(); e != nil {
-		return e.Tool(name)
+		if x, ok := e.Tool(name); ok {
+			return x, true
+		}
 	}
-	return nil, false
+	// An extension server's tool offered from the tool cache that the
+	// server, now connected, does not list: the call is told so.
+	return rt.extServers.LookupDropped(name)
 }
 
 // runtimeHooks is the session's view of the hook engine, which a reload
@@ -914,7 +944,7 @@ func (rt *Runtime) AgentConfig() agent.Config {
 	g := rt.Resolved()
 	system, sub := rt.systemPrompt()
 	return agent.Config{
-		Provider: p, Model: model.Name, Tools: rt.AgentTools(),
+		Provider: rt.firstRequestOpens(p), Model: model.Name, Tools: rt.AgentTools(),
 		Hooks: runtimeHooks{rt}, Policy: rt.Policy(), Bus: rt.Bus, SessionID: rt.SessionID, Cwd: rt.Workspace.Root,
 		MaxTurns: g.Profile.Agent.MaxTurns, ContextWindow: model.ContextWindow,
 		OnAlwaysAllow: rt.saveAlwaysAllow,
@@ -1105,6 +1135,9 @@ func (rt *Runtime) count(st *ReloadStats) {
 // Close stops everything the runtime started.
 func (rt *Runtime) Close() error {
 	defer rt.gitWatch.Close()
+	if rt.startTimer != nil {
+		rt.startTimer.Stop()
+	}
 	rt.bgMu.Lock()
 	rt.closed = true
 	rt.bgMu.Unlock()
