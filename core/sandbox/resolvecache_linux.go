@@ -204,17 +204,49 @@ func (c *resolveCache) covers(w watchSet) bool {
 // check reads what happened since the last call and drops everything
 // kept when any of it matters; it reports whether it dropped.
 func (c *resolveCache) check() bool {
-	changed := c.mounts >= 0 && c.mountsChanged()
+	mounts, events := c.pending()
+	changed := mounts
 	if changed && dropCause != nil {
 		dropCause("mounts")
 	}
-	if c.fd >= 0 && !changed {
+	if events && !changed {
 		changed = c.events()
 	}
 	if changed {
 		c.drop()
 	}
 	return changed
+}
+
+// pending asks, in one poll, whether the mount table changed and whether
+// inotify has events to read: the read itself (several times the poll's
+// cost) is left out when nothing is queued, which is nearly always.
+func (c *resolveCache) pending() (mounts, events bool) {
+	var fds [2]unix.PollFd
+	n := 0
+	if c.mounts >= 0 {
+		fds[n] = unix.PollFd{Fd: int32(c.mounts), Events: unix.POLLPRI}
+		n++
+	}
+	if c.fd >= 0 {
+		fds[n] = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
+		n++
+	}
+	if n == 0 {
+		return false, false
+	}
+	if _, err := unix.Poll(fds[:n], 0); err != nil {
+		return c.mounts >= 0, c.fd >= 0 // cannot tell: look
+	}
+	i := 0
+	if c.mounts >= 0 {
+		mounts = fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0
+		i = 1
+	}
+	if c.fd >= 0 {
+		events = fds[i].Revents != 0
+	}
+	return mounts, events
 }
 
 func (c *resolveCache) mountsChanged() bool {
