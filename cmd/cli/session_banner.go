@@ -88,7 +88,7 @@ func sessionBanner(rt *runtime.Runtime, gen int, pinned bool, problems []string)
 	if b.Provider == "" {
 		b.Provider = "ollama"
 	}
-	if e, ok := p.(interface{ Endpoint() string }); ok {
+	if e, ok := llm.Unwrap(p).(interface{ Endpoint() string }); ok {
 		b.Endpoint = e.Endpoint()
 	}
 	held := rt.Held()
@@ -184,7 +184,7 @@ func (s sessionModels) Where() string {
 	if where == "" || where == "ollama" {
 		where = "Ollama"
 	}
-	if e, ok := p.(interface{ Endpoint() string }); ok {
+	if e, ok := llm.Unwrap(p).(interface{ Endpoint() string }); ok {
 		where += " at " + e.Endpoint()
 	}
 	return where

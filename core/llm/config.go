@@ -92,9 +92,23 @@ func mergeOptions(base, over map[string]any) map[string]any {
 	return out
 }
 
+// Unwrap follows providers that wrap another (an Unwrap() Provider
+// method, as the runtime's, which watches the first request) to the one
+// underneath, whose optional methods (ModelOptions, ForcesToolCalls,
+// Endpoint) the wrapper does not show.
+func Unwrap(p Provider) Provider {
+	for {
+		u, ok := p.(interface{ Unwrap() Provider })
+		if !ok {
+			return p
+		}
+		p = u.Unwrap()
+	}
+}
+
 // ForcesToolCalls reports whether p honours Request.ToolChoice.
 func ForcesToolCalls(p Provider) bool {
-	f, ok := p.(interface{ ForcesToolCalls() bool })
+	f, ok := Unwrap(p).(interface{ ForcesToolCalls() bool })
 	return ok && f.ForcesToolCalls()
 }
 
@@ -102,7 +116,7 @@ func ForcesToolCalls(p Provider) bool {
 // (the profile's model.options), a copy; nil for a provider that has none.
 // Hooks see them, laid under the request's, as the generation config.
 func ModelOptions(p Provider) map[string]any {
-	if o, ok := p.(interface{ ModelOptions() map[string]any }); ok {
+	if o, ok := Unwrap(p).(interface{ ModelOptions() map[string]any }); ok {
 		return o.ModelOptions()
 	}
 	return nil

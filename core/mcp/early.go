@@ -40,18 +40,29 @@ func (m *Manager) earlyMode(s *server) bool {
 	return m.opts.EarlyTools && m.toolCache != nil && s.spec.Transport() == TransportStdio
 }
 
+// earlyCandidate says whether s may offer its tools from the tool cache
+// once started (approval aside, which Start decides).
+func (m *Manager) earlyCandidate(s *server) bool {
+	return !m.opts.Disabled && s.spec.Config.Enabled && s.spec.Off == "" && m.earlyMode(s)
+}
+
 // loadAllEarly looks up the tool cache entries of the servers Start is
 // about to start, all of them before any process starts: 50 node servers
 // starting take both cores of a small machine for seconds, and a look-up
 // queued behind them made a first prompt wait 0.5-1 s for the cache.
-func (m *Manager) loadAllEarly() {
+func (m *Manager) loadAllEarly() { m.earlyOnce.Do(m.loadAllEarlyOnce) }
+
+func (m *Manager) loadAllEarlyOnce() {
 	var todo []*server
 	for _, name := range m.order {
 		s := m.servers[name]
-		if !m.opts.Disabled && s.spec.Config.Enabled && s.spec.Off == "" && m.earlyMode(s) &&
-			(!s.spec.NeedsApproval() || m.opts.Approved != nil && m.opts.Approved(s.spec)) {
-			s.earlyKnown = make(chan struct{})
+		if s.earlyKnown == nil {
+			continue
+		}
+		if !s.spec.NeedsApproval() || m.opts.Approved != nil && m.opts.Approved(s.spec) {
 			todo = append(todo, s)
+		} else {
+			close(s.earlyKnown) // waiting for approval: nothing offered
 		}
 	}
 	var wg sync.WaitGroup

@@ -249,6 +249,7 @@ type Manager struct {
 	// the tool cache (early.go), so a call the model makes after the
 	// server's own list replaced them still finds them and is told why.
 	earlyNames map[string]ToolKey
+	earlyOnce  sync.Once // the tool cache entries are looked up once
 }
 
 // server is the Manager's record of one server.
@@ -295,6 +296,11 @@ func New(specs []Spec, opts Options) *Manager {
 		s := &server{spec: sp, settled: make(chan struct{}), refresh: make(chan struct{}, 1)}
 		s.status = Status{Name: sp.Name, Transport: sp.Transport(), Scope: sp.Scope}
 		s.status.Command = m.command(s)
+		if m.earlyCandidate(s) {
+			// Made here, before any goroutine sees s, and never replaced:
+			// WaitReady may run before Start (a held extension's servers).
+			s.earlyKnown = make(chan struct{})
+		}
 		m.servers[sp.Name] = s
 		m.order = append(m.order, sp.Name)
 	}

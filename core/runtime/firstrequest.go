@@ -57,6 +57,9 @@ func (rt *Runtime) firstRequestOpens(p llm.Provider) llm.Provider {
 	return openingProvider{Provider: p, gate: rt.startGate}
 }
 
+// Unwrap is the provider underneath (llm.Unwrap).
+func (p openingProvider) Unwrap() llm.Provider { return p.Provider }
+
 func (p openingProvider) Chat(ctx context.Context, req llm.Request, onEvent func(llm.Event)) (llm.Response, error) {
 	if p.gate.IsOpen() {
 		return p.Provider.Chat(ctx, req, onEvent)

@@ -86,7 +86,14 @@ mcp: servers: logs: {command: "python3", args: ["`+logServer+`"]}
 	send("/quit")
 	s.waitFor("[exited 0]")
 
-	// ollm run: the same notifications on stderr, and as events.
+	// ollm run: the same notifications on stderr, and as events. (The
+	// session above left the servers' tools in the tool cache, so run
+	// would start mcp:logs only after its first request, and this model
+	// answers at once: without the cache run waits for it, as on a
+	// first run, and its warning comes before the answer.)
+	if err := os.RemoveAll(filepath.Join(home, "cache", "mcp-tools")); err != nil {
+		t.Fatal(err)
+	}
 	srv.Reply(llmtest.Text("ok"))
 	env := []string{"OLLM_HOME=" + home, "OLLAMA_HOST=" + srv.URL, "TERM=xterm-256color", "OLLM_GLAMOUR_STYLE=notty", "CI="}
 	run := exec.Command(bin, "run", "-p", "hi")
