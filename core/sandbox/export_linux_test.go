@@ -32,3 +32,11 @@ func CombinedForTest(cmd *exec.Cmd) ([]byte, error) {
 	err := RunForTest(cmd)
 	return out.Bytes(), err
 }
+
+// SignalsBySeccompForTest makes the specs Wrap writes until the returned
+// function is called refuse signals with the seccomp filter of kernels
+// before Landlock ABI 6 instead of Landlock's signal scope.
+func SignalsBySeccompForTest() (restore func()) {
+	signalsBySeccomp = true
+	return func() { signalsBySeccomp = false }
+}

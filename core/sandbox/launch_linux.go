@@ -283,6 +283,11 @@ func agentSockets(env []string) []string {
 }
 
 // encode writes the trampoline's spec (see trampoline_linux.c).
+// signalsBySeccomp makes every spec refuse signals out with the seccomp
+// filter kernels before Landlock ABI 6 get, instead of Landlock's signal
+// scope: tests set it to prove that filter where the scope exists.
+var signalsBySeccomp = false
+
 func encode(exe string, p Policy, s Support, ns shared, agents []string) (string, error) {
 	userNS := s.UserNS
 	var b strings.Builder
@@ -298,6 +303,9 @@ func encode(exe string, p Policy, s Support, ns shared, agents []string) (string
 	}
 	if err := line('X', exe); err != nil {
 		return "", err
+	}
+	if signalsBySeccomp {
+		b.WriteString("S\n")
 	}
 	if p.MaxData > 0 {
 		fmt.Fprintf(&b, "l\tdata=%d\n", p.MaxData)

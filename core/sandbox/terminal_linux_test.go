@@ -249,3 +249,55 @@ func TestNoSignalsOut(t *testing.T) {
 		t.Error("the unsandboxed control's SIGUSR1 did not arrive; the test cannot see a signal")
 	}
 }
+
+// Where Landlock has no signal scope (before ABI 6) a seccomp filter
+// keeps signals in: forced here in place of the scope. The probes use
+// signal 0 (permission only), so a filter that failed would signal
+// nothing; a real SIGUSR1 to ollm must not arrive either. What stays
+// possible is what build tools do: signal their own process group and a
+// child by its pid.
+func TestSignalsBySeccompWithoutTheScope(t *testing.T) {
+	b := sandboxtest.New(t)
+	defer sandbox.SignalsBySeccompForTest()()
+	got := make(chan os.Signal, 8)
+	signal.Notify(got, syscall.SIGUSR1, syscall.SIGUSR2)
+	defer signal.Stop(got)
+	probe := `import os, signal, subprocess, sys
+ollm = int(sys.argv[1])
+def try_(name, fn):
+    try:
+        fn(); print(name, "sent")
+    except OSError as e:
+        print(name, "refused", e.errno)
+try_("ollm", lambda: os.kill(ollm, 0))
+try_("ollm-usr1", lambda: os.kill(ollm, signal.SIGUSR1))
+try_("everyone", lambda: os.kill(-1, 0))
+try_("ollm-group", lambda: os.kill(-os.getpgid(ollm), 0))
+try_("pidfd-ollm", lambda: os.pidfd_open(ollm))
+try_("own-group", lambda: os.kill(0, 0))
+try_("self", lambda: os.kill(os.getpid(), 0))
+child = subprocess.Popen(["sleep", "30"])
+try_("child", lambda: os.kill(child.pid, signal.SIGTERM))
+print("child exit", child.wait())
+`
+	pid := strconv.Itoa(os.Getpid())
+	out, err := run(t, b, schema.Sandbox{}, nil, "python3", "-c", probe, pid)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"ollm refused 1", "ollm-usr1 refused 1", "everyone refused 1", "ollm-group refused 1", "pidfd-ollm refused 1",
+		"own-group sent", "self sent", "child sent", "child exit -15"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGUSR2)
+	for s := range got {
+		if s == syscall.SIGUSR1 {
+			t.Error("a sandboxed process signalled ollm")
+		}
+		if s == syscall.SIGUSR2 {
+			break
+		}
+	}
+}

@@ -179,6 +179,10 @@ struct spec {
 	// survives the exec (the trampoline leaves spawned 0: its caller
 	// decides its descriptors).
 	int spawned, nfds;
+	// S line: refuse signals out with the seccomp filter, not Landlock's
+	// signal scope (what kernels before Landlock ABI 6 get; tests force
+	// it where the scope exists).
+	int sigseccomp;
 };
 
 // say writes "ollm sandbox: " and the pieces (NULL ends them) as one line
@@ -265,6 +269,7 @@ static int parse(char *text, struct spec *s) {
 		case 'o': s->sockets = 1; break;
 		case 'i': if (arg && s->nsockok < MAX_RULES) s->sockok[s->nsockok++] = arg; break;
 		case 'u': if (arg && s->nsockhide < MAX_RULES) s->sockhide[s->nsockhide++] = arg; break;
+		case 'S': s->sigseccomp = 1; break;
 		case 'V': s->vouched = arg ? strtoull(arg, NULL, 10) : 0; break;
 		case 'l':
 			if (arg && strncmp(arg, "data=", 5) == 0) s->maxdata = strtoull(arg + 5, NULL, 10);
@@ -683,12 +688,28 @@ static void no_terminal(int own_group) {
 #define IOCTL_X32 (0x40000000 + 514)
 #define ARCH_COMPAT AUDIT_ARCH_I386
 #define IOCTL_COMPAT 54
+#define NR_MASK 0xbfffffffU /* x32 system calls: the x86_64 numbers with bit 30 */
+#define NR_X32_SIGQUEUE 524
+#define NR_X32_TGSIGQUEUE 536
+#define C_KILL 37
+#define C_TKILL 238
+#define C_TGKILL 270
+#define C_SIGQUEUE 178
+#define C_TGSIGQUEUE 335
 #elif defined(__aarch64__)
 #define ARCH_NATIVE AUDIT_ARCH_AARCH64
 #define IOCTL_NATIVE 29
 #define IOCTL_X32 29
 #define ARCH_COMPAT AUDIT_ARCH_ARM
 #define IOCTL_COMPAT 54
+#define NR_MASK 0xffffffffU
+#define NR_X32_SIGQUEUE SYS_rt_sigqueueinfo
+#define NR_X32_TGSIGQUEUE SYS_rt_tgsigqueueinfo
+#define C_KILL 37
+#define C_TKILL 238
+#define C_TGKILL 268
+#define C_SIGQUEUE 178
+#define C_TGSIGQUEUE 363
 #else
 #error "the sandbox's seccomp filter knows x86_64 and arm64"
 #endif
@@ -716,6 +737,78 @@ static void seccomp_tty(void) {
 	struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
 		die("seccomp", NULL);
+}
+
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+// seccomp_signals keeps signals from leaving the sandbox where Landlock
+// has no signal scope (before ABI 6): kill to ollm (the target's parent),
+// to -1 (every process of the user) or to another process group is
+// refused; to the target's own group (0, -group) and to a process by its
+// pid (its children: seccomp cannot tell whose a pid is) it is not. The
+// calls that name a process by pid (tkill, tgkill, rt_(tg)sigqueueinfo,
+// pidfd_open) are refused for ollm's pid; pidfd_send_signal answers
+// ENOSYS, so programs fall back to kill (Go's os does). A 32-bit program
+// sends no signal at all. Every comparison is on a pid's 32 bits, as the
+// kernel reads a pid_t.
+static void seccomp_signals(uint32_t ollm, uint32_t group) {
+	uint32_t own = (uint32_t)(-(int32_t)group);
+	struct sock_filter f[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_NATIVE, 0, 21),
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/* 3 */ BPF_STMT(BPF_ALU | BPF_AND | BPF_K, NR_MASK),
+		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 9, 0),
+		/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tkill, 14, 0),
+		/* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 13, 0),
+		/* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_sigqueueinfo, 12, 0),
+		/* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_rt_tgsigqueueinfo, 11, 0),
+		/* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 10, 0),
+		/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_X32_SIGQUEUE, 9, 0),
+		/* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_X32_TGSIGQUEUE, 8, 0),
+		/* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_send_signal, 20, 0),
+		/* 13 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		// kill(pid, sig)
+		/* 14 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ollm, 18, 0),
+		/* 16 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0),
+		/* 17 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, own, 1, 0),
+		/* 18 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x80000000U, 15, 0),
+		/* 19 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		// a call naming a process by its first argument
+		/* 20 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		/* 21 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ollm, 12, 0),
+		/* 22 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		// the 32-bit table
+		/* 23 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_COMPAT, 0, 8),
+		/* 24 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		/* 25 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, C_KILL, 8, 0),
+		/* 26 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, C_TKILL, 7, 0),
+		/* 27 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, C_TGKILL, 6, 0),
+		/* 28 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, C_SIGQUEUE, 5, 0),
+		/* 29 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, C_TGSIGQUEUE, 4, 0),
+		/* 30 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 3, 0),
+		/* 31 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_send_signal, 1, 0),
+		/* 32 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 33 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+		/* 34 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	};
+	struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+		die("seccomp", NULL);
+}
+
+// signals_by_seccomp: Landlock cannot scope signals (before ABI 6), or
+// the spec asks for the seccomp filter instead (S).
+static int signals_by_seccomp(struct spec *s) {
+	if (s->sigseccomp)
+		return 1;
+	return syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION) < 6;
 }
 
 // drop_caps leaves the target no capability, even as root in its user
@@ -787,7 +880,7 @@ static int ruleset(struct spec *s) {
 	if (abi >= 6) {
 		// No signal to a process outside the sandbox (ollm, the user's
 		// shell); without network no abstract unix socket made outside it.
-		ra.scoped = SCOPE_SIGNAL;
+		ra.scoped = s->sigseccomp ? 0 : SCOPE_SIGNAL;
 		if (s->joinnet || s->loopback || s->tcp)
 			ra.scoped |= SCOPE_ABSTRACT_UNIX;
 		size = sizeof ra;
@@ -884,6 +977,8 @@ static void confine(struct spec *s, int rules) {
 		landlock(s);
 	if (needs_seccomp(s))
 		seccomp_tty();
+	if (signals_by_seccomp(s))
+		seccomp_signals((uint32_t)getppid(), (uint32_t)getpgid(0));
 }
 
 // apply applies the policy to the calling process, up to the exec: the
