@@ -621,6 +621,14 @@ type ServerOptions struct {
 	// DPoPNonce, when set, is the nonce every proof must carry: without
 	// it the answer is 401 use_dpop_nonce with a DPoP-Nonce (§9).
 	DPoPNonce string
+	// ScopesSupported, when set, is the protected resource metadata's
+	// scopes_supported.
+	ScopesSupported []string
+	// RequireProtocolHeader answers a POST without an MCP-Protocol-Version
+	// header, initialize too, with 400 and JSON-RPC error -32020 (a
+	// 2026-07-28 server), after the token check (as AfterInitialize lets
+	// initialize through to it).
+	RequireProtocolHeader bool
 }
 
 // StartServer runs a protected MCP server shaped by o.
@@ -667,7 +675,11 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 			if o.ResourceMetadataAS != nil {
 				cur = o.ResourceMetadataAS()
 			}
-			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
+			doc := map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}}
+			if o.ScopesSupported != nil {
+				doc["scopes_supported"] = o.ScopesSupported
+			}
+			writeJSONResp(w, http.StatusOK, doc)
 		})
 		if o.UnnamedResourceMetadata {
 			prm = ""
@@ -677,6 +689,9 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 		o.Mount(mux, srv.URL)
 	}
 	for p, h := range handlers {
+		if o.RequireProtocolHeader {
+			h = requireProtocolHeader(h)
+		}
 		mux.Handle(p, as.requireWith(prm, o, h))
 	}
 	return srv.URL + path
@@ -835,4 +850,17 @@ func (a *AuthServer) JAGResources() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.jagResources...)
+}
+
+// requireProtocolHeader refuses a POST without MCP-Protocol-Version as
+// a 2026-07-28 server does: 400 with JSON-RPC error -32020.
+func requireProtocolHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") == "" {
+			writeJSONResp(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": -32020, "message": "Missing MCP-Protocol-Version header"}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

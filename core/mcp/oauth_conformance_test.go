@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ollm/ollm/core/mcp/mcptest"
+)
+
+// Shapes of the official conformance suite's servers, second round.
+
+// A 2026-07-28 server that lets initialize through to a handler refusing
+// it for lack of the MCP-Protocol-Version header (400, not 401) and
+// challenges server/discover: Login finds the challenge by asking as a
+// 2026-07-28 client starts, and the tokens serve the Manager after.
+func TestOAuthLoginProtocolHeaderServer(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	u := mcptest.StartServer(t, as, mcptest.ServerOptions{AfterInitialize: true, RequireProtocolHeader: true, Scope: "mcp:basic"})
+	tokens := t.TempDir()
+	if _, err := login(t, secureSpec(u), tokens); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(as.ScopesAsked(), "|"); got != "mcp:basic" {
+		t.Errorf("scopes asked %q", got)
+	}
+	m := startManager(t, []Spec{secureSpec(u)}, Options{TokenDir: tokens})
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"with the header"}`, nil); res.ForModel != "with the header" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// A challenge that names no scope: the login asks for every scope the
+// protected resource metadata list in scopes_supported (MCP's scope
+// selection strategy), and for none when they list none.
+func TestOAuthScopesFromResourceMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		supported []string
+		unnamed   bool
+		want      string
+	}{
+		{"named", []string{"mcp:basic", "mcp:read", "mcp:write"}, false, "mcp:basic mcp:read mcp:write"},
+		{"well-known", []string{"mcp:basic", "mcp:read"}, true, "mcp:basic mcp:read"},
+		{"none", nil, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := mcptest.NewAuthServer(t)
+			u := mcptest.StartServer(t, as, mcptest.ServerOptions{ScopesSupported: tc.supported, UnnamedResourceMetadata: tc.unnamed})
+			if _, err := login(t, secureSpec(u), t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(as.ScopesAsked(), "|"); got != tc.want {
+				t.Errorf("scopes asked %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
