@@ -233,8 +233,10 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	}
 	if err == nil {
 		m.protocols.remember(c.protoKey, s.spec.Name, c.protocol())
+		var listening chan struct{}
 		if c.hasGetStream() {
-			go c.listen()
+			listening = make(chan struct{})
+			go c.listen(listening)
 		}
 		if why := c.wire.discoverRejected(); why != "" {
 			c.log.Warn("connected with the initialize handshake after an invalid server/discover result", "protocol", c.protocol(), "discover", why)
@@ -243,6 +245,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 		var defs []*toolDef
 		defs, err = m.toolsAtConnect(ctx, s, c, pre)
 		if err == nil {
+			waitGetStream(ctx, listening)
 			return c, m.publish(s, c, defs)
 		}
 	}
@@ -391,4 +394,25 @@ func (m *Manager) refreshLoop(s *server, c *conn) {
 func refusedHandshake(err error) bool {
 	var te *transport.Error
 	return !errors.As(err, &te) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+// listenWait bounds how long a connection waits for its GET stream.
+const listenWait = time.Second
+
+// waitGetStream waits, at most listenWait, until the GET stream is open
+// (or failed), so that the first call goes out with the server able to
+// send on it: a server that sends a call's elicitation on the GET stream
+// drops it when the stream is not open yet (the conformance suite's
+// TypeScript server does), and the call then waits for nothing.
+func waitGetStream(ctx context.Context, listening <-chan struct{}) {
+	if listening == nil {
+		return
+	}
+	t := time.NewTimer(listenWait)
+	defer t.Stop()
+	select {
+	case <-listening:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }

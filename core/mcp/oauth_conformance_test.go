@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/mcp/mcptest"
 )
@@ -53,5 +54,17 @@ func TestOAuthScopesFromResourceMetadata(t *testing.T) {
 				t.Errorf("scopes asked %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A server that sends a call's elicitation on the GET stream drops it
+// when the stream is not open yet (the suite's TypeScript server does):
+// a connection is ready only once its GET stream is open, so the first
+// call's elicitation reaches the client even when the GET is slow.
+func TestFirstCallAfterGetStreamOpen(t *testing.T) {
+	gs := mcptest.StartGetStreamServerWith(t, mcptest.GetStreamOptions{HoldGet: 300 * time.Millisecond})
+	m := startManager(t, []Spec{{Name: "gs", Config: Config{Transport: TransportHTTP, URL: gs.URL, Enabled: true}}}, Options{})
+	if res := run(t, mustLookup(t, m, "gs:"+mcptest.AskNow), `{}`, nil); res.ForModel != "answered: decline" {
+		t.Fatalf("%+v", res)
 	}
 }
