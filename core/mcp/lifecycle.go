@@ -318,7 +318,7 @@ func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Con
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
 	}
 	if need, ok := s.auth.insufficientScope(); ok {
-		return m.serverError(s, stage, fmt.Errorf("the server refused the request for lack of OAuth scope (insufficient_scope, it wants %q); run in a terminal: %s --scope %q", need, s.spec.loginCommand(), need))
+		return m.serverError(s, stage, fmt.Errorf("the server refused the request for lack of OAuth scope (insufficient_scope, it wants %q); run in a terminal: %s --scope %q", need, s.spec.loginCommand(), m.stepUpScopes(s, need)))
 	}
 	if errors.Is(err, transport.ErrAuthorizationRequired) {
 		return m.serverError(s, stage, fmt.Errorf("the server refused the request (HTTP 401 Unauthorized): check the credentials mcp.servers.%s.headers sends (`ollm trust` and `ollm profile show` list them): %w%s",
@@ -415,4 +415,27 @@ func waitGetStream(ctx context.Context, listening <-chan struct{}) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// stepUpScopes are the scopes a login by hand should ask for when the
+// server wants need: those the last login asked for (the token record,
+// else the configured ones) and need, as a step-up does (the union, so
+// the new token keeps what the old one could do).
+func (m *Manager) stepUpScopes(s *server, need string) string {
+	var scopes []string
+	if s.spec.OAuth != nil {
+		scopes = slices.Clone(s.spec.OAuth.Scopes)
+	}
+	if m.opts.TokenDir != "" && s.auth != nil {
+		if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, s.spec.tokenName())}).load(s.auth.url); err == nil {
+			scopes = append(scopes, rec.Scopes...)
+		}
+	}
+	var out []string
+	for _, sc := range append(scopes, strings.Fields(need)...) {
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -68,3 +68,22 @@ func TestFirstCallAfterGetStreamOpen(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// A session that cannot open a browser and meets insufficient_scope
+// naming only the new scope says which login to run: one asking for the
+// scopes of the last login too (the union a step-up asks for, SEP-2350),
+// so the new token does not lose what the old one could do.
+func TestStepUpCommandNamesUnion(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	u := mcptest.StartServer(t, as, mcptest.ServerOptions{Scope: "mcp:basic", CallScope: "mcp:write", CallScopeAlone: true})
+	tokens := t.TempDir()
+	if _, err := login(t, secureSpec(u), tokens); err != nil {
+		t.Fatal(err)
+	}
+	m := startManager(t, []Spec{secureSpec(u)}, Options{TokenDir: tokens})
+	res := run(t, mustLookup(t, m, "echo"), `{"text":"x"}`, nil)
+	want := `it wants "mcp:write"); run in a terminal: ollm mcp login secure --scope "mcp:basic mcp:write"`
+	if res.Error == nil || !strings.Contains(res.Error.Message, want) {
+		t.Fatalf("%+v\nwant %s", res, want)
+	}
+}

@@ -577,6 +577,9 @@ type ServerOptions struct {
 	// CallScopeStatus is the HTTP status of that insufficient_scope
 	// answer: 403 (the default, as RFC 6750 has it) or 401.
 	CallScopeStatus int
+	// CallScopeAlone: the insufficient_scope challenge names CallScope
+	// alone, not Scope with it.
+	CallScopeAlone bool
 	// AfterInitialize lets initialize and notifications through without
 	// a token: the first request that needs one is tools/list (a server
 	// that only challenges after initialize).
@@ -751,7 +754,11 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			if status == 0 {
 				status = http.StatusForbidden
 			}
-			w.Header().Set("WWW-Authenticate", scheme+` error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+			named := strings.TrimSpace(o.Scope + " " + o.CallScope)
+			if o.CallScopeAlone {
+				named = o.CallScope
+			}
+			w.Header().Set("WWW-Authenticate", scheme+` error="insufficient_scope", scope="`+named+`"`+extra)
 			http.Error(w, "insufficient scope", status)
 			return
 		}
