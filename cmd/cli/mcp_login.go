@@ -298,7 +298,8 @@ func mcpLoginRun(o *MCPLoginOptions) error {
 		return err
 	}
 	err = mcp.Login(o.Context, spec, mcp.LoginOptions{TokenDir: home.Tokens(), Environ: o.Environ(),
-		Roots: roots, OpenURL: o.OpenURL, Timeout: o.Timeout})
+		Roots: roots, OpenURL: o.OpenURL, Timeout: o.Timeout,
+		Warn: func(msg string) { fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", msg) }})
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ type LoginOptions struct {
 	// OpenURL shows the user the authorization page; required.
 	OpenURL func(url string) error
 	Timeout time.Duration // waiting for the browser; default DefaultLoginTimeout
+	// Warn, when set, is told what the login went on despite (a client
+	// metadata document ollm could not fetch).
+	Warn func(msg string)
 }
 
 // Login signs ollm in to an HTTP MCP server that requires OAuth, as the
@@ -526,4 +529,11 @@ func (fl *loginFlow) useDPoP(md *transport.AuthServerMetadata, challenge string,
 	rec.DPoPKey = key.encode()
 	fl.dpop.bind(key, md.TokenEndpoint)
 	return nil
+}
+
+// warn passes msg to the login's Warn, naming the server.
+func (fl *loginFlow) warn(msg string) {
+	if fl.opts.Warn != nil {
+		fl.opts.Warn(fmt.Sprintf("MCP server %q: %s", fl.name, msg))
+	}
 }
