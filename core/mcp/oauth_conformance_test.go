@@ -87,3 +87,25 @@ func TestStepUpCommandNamesUnion(t *testing.T) {
 		t.Fatalf("%+v\nwant %s", res, want)
 	}
 }
+
+// A token refused and not refreshable, with no terminal: the message
+// names the server's own login command (`--url URL` for an ad-hoc
+// server), not `ollm mcp login <name>`, which for "adhoc" logs in to
+// nothing.
+func TestRefusedTokenNamesLoginCommand(t *testing.T) {
+	as := mcptest.NewAuthServer(t)
+	u := mcptest.StartServer(t, as, mcptest.ServerOptions{})
+	spec := secureSpec(u)
+	spec.LoginCommand = "ollm mcp login --url " + u
+	tokens := t.TempDir()
+	if _, err := login(t, spec, tokens); err != nil {
+		t.Fatal(err)
+	}
+	m := startManager(t, []Spec{spec}, Options{TokenDir: tokens})
+	as.RevokeAll()
+	res := run(t, mustLookup(t, m, "echo"), `{"text":"x"}`, nil)
+	want := "could not be refreshed; run in a terminal: ollm mcp login --url " + u
+	if res.Error == nil || !strings.HasSuffix(res.Error.Message, want) {
+		t.Fatalf("%+v\nwant %s", res, want)
+	}
+}
