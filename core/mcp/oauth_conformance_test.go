@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +109,49 @@ func TestRefusedTokenNamesLoginCommand(t *testing.T) {
 	want := "could not be refreshed; run in a terminal: ollm mcp login --url " + u
 	if res.Error == nil || !strings.HasSuffix(res.Error.Message, want) {
 		t.Fatalf("%+v\nwant %s", res, want)
+	}
+}
+
+// Workload identity federation (the suite's auth/wif-jwt-bearer): the
+// workload's own JWT, whose audience is the authorization server, is
+// presented with the jwt-bearer grant from a public client, with no
+// browser and no exchange; an expired access token is fetched again from
+// the file. A JWT for another audience is refused, and the error does
+// not quote it.
+func TestOAuthWorkloadIdentity(t *testing.T) {
+	idp := mcptest.NewIdP(t, mcptest.IdPOptions{})
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{NoRegistration: true, TrustWorkload: idp, Clients: map[string]string{"workload": ""}})
+	u := mcptest.StartServer(t, as, mcptest.ServerOptions{})
+	file := filepath.Join(t.TempDir(), "jwt")
+	if err := os.WriteFile(file, []byte(idp.WorkloadJWT("svc", as.Issuer(), time.Hour)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := secureSpec(u)
+	spec.OAuth = &OAuthClient{ClientID: "workload", Grant: GrantJWTBearer, CrossApp: &CrossApp{Workload: true, IDTokenFile: file}}
+	tokens := t.TempDir()
+	b, err := login(t, spec, tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Opened()) != 0 {
+		t.Errorf("browser opened %q", b.Opened())
+	}
+	m := startManager(t, []Spec{spec}, Options{TokenDir: tokens})
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"workload"}`, nil); res.ForModel != "workload" {
+		t.Fatalf("%+v", res)
+	}
+	as.RevokeAll()
+	if res := run(t, mustLookup(t, m, "echo"), `{"text":"again"}`, nil); res.ForModel != "again" {
+		t.Fatalf("after the token was revoked: %+v", res)
+	}
+	if _, exchanges, _, _ := as.Counts(); exchanges != 2 {
+		t.Errorf("%d jwt-bearer grants, want 2", exchanges)
+	}
+
+	wrong := idp.WorkloadJWT("svc", "https://elsewhere.example", time.Hour)
+	spec.OAuth = &OAuthClient{ClientID: "workload", Grant: GrantJWTBearer, CrossApp: &CrossApp{Workload: true, IDToken: wrong}}
+	_, err = login(t, spec, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "workload identity: presenting the workload's JWT") || !strings.Contains(err.Error(), "invalid_grant") || strings.Contains(err.Error(), wrong) {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -69,7 +69,11 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantJWTBearer && spec.OAuth.CrossApp != nil {
 		if err := fl.crossApp(ctx); err != nil {
-			return fmt.Errorf("MCP server %q (%s): cross-app access: %w", spec.Name, cfg.URL, err)
+			how := "cross-app access"
+			if spec.OAuth.CrossApp.Workload {
+				how = "workload identity"
+			}
+			return fmt.Errorf("MCP server %q (%s): %s: %w", spec.Name, cfg.URL, how, err)
 		}
 		return nil
 	}

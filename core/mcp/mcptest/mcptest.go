@@ -110,6 +110,10 @@ type AuthOptions struct {
 	// (RFC 7523; cross-app access), from a client registered in Clients
 	// (a secret with client_secret_basic, or public with client_id).
 	TrustIdP *IdP
+	// TrustWorkload accepts, with the jwt-bearer grant, a workload's JWT
+	// this IdP signed for this issuer (workload identity federation; no
+	// ID-JAG), from a public client registered in Clients.
+	TrustWorkload *IdP
 	// DPoPJWT issues bound access tokens as JWTs with cnf.jkt and says
 	// token_type Bearer all the same.
 	DPoPJWT bool
@@ -822,6 +826,18 @@ func (b *Browser) Pages() []string {
 // this issuer and this client. It answers a refusal itself. Called with
 // a.mu held.
 func (a *AuthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if a.opts.TrustWorkload != nil {
+		if secret, known := a.opts.Clients[r.Form.Get("client_id")]; !known || secret != "" {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+			return "", false
+		}
+		if err := a.opts.TrustWorkload.checkWorkload(a, r, r.Form.Get("assertion")); err != nil {
+			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": err.Error()})
+			return "", false
+		}
+		a.exchanges++
+		return a.granted(r.Form.Get("scope")), true
+	}
 	if a.opts.TrustIdP == nil {
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return "", false
