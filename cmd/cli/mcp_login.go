@@ -51,6 +51,9 @@ type MCPLoginOptions struct {
 	IdPTokenEndpoint   string
 	IdPClientID        string
 	IdPClientSecretEnv string
+	// Workload identity: a JWT the authorization server trusts (a file,
+	// "-" for stdin), presented with the jwt-bearer grant.
+	AssertionFile string
 }
 
 func newMCPLoginOptions(f *Factory) *MCPLoginOptions {
@@ -105,7 +108,11 @@ from the file, or stdin for -) is exchanged there (RFC 8693, --idp-issuer or
 identity assertion grant (ID-JAG) for the MCP server's authorization server
 and the server, which that authorization server takes (RFC 7523 jwt-bearer)
 from the client --client-id; an expired token is fetched again the same way
-(the file is read again). Where the authorization server or the server asks
+(the file is read again). --assertion-file logs in by workload identity
+federation, with no browser and no identity provider exchange: the JWT in
+the file (a workload's identity token whose audience is the authorization
+server) is presented as is with the jwt-bearer grant (RFC 7523) from the
+client --client-id, and read again when the token expires. Where the authorization server or the server asks
 for DPoP (RFC 9449), tokens are bound to a key of ollm's, kept with them.`,
 		Example: `  ollm mcp login github
   ollm mcp login github --timeout 10m
@@ -141,6 +148,7 @@ for DPoP (RFC 9449), tokens are bound to a key of ollm's, kept with them.`,
 	fl.StringVar(&o.IdPTokenEndpoint, "idp-token-endpoint", "", "cross-app access: the identity provider's token endpoint `URL`")
 	fl.StringVar(&o.IdPClientID, "idp-client-id", "", "cross-app access: ollm's client `ID` at the identity provider")
 	fl.StringVar(&o.IdPClientSecretEnv, "idp-client-secret-env", "", "cross-app access: the environment `VAR` holding that client's secret")
+	fl.StringVar(&o.AssertionFile, "assertion-file", "", "workload identity: present the JWT in `FILE` (- reads stdin) to the authorization server with the jwt-bearer grant")
 	return cmd
 }
 
@@ -155,6 +163,9 @@ func (o *MCPLoginOptions) oauthClient() (*mcp.OAuthClient, error) {
 	}
 	if o.Grant != mcp.GrantAuthorizationCode && o.Grant != mcp.GrantClientCredentials {
 		return nil, &FlagError{Err: fmt.Errorf("--grant %q: use authorization_code or client_credentials", o.Grant)}
+	}
+	if o.AssertionFile != "" {
+		return o.workloadClient(scopes)
 	}
 	if o.IDTokenFile != "" {
 		return o.crossAppClient(scopes)
@@ -217,6 +228,38 @@ func (o *MCPLoginOptions) crossAppClient(scopes []string) (*mcp.OAuthClient, err
 		return nil, err
 	}
 	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: mcp.GrantJWTBearer, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID, CrossApp: ca}
+	if c.ClientSecret, err = o.secretFrom("--client-secret-env", o.ClientSecretEnv); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// workloadClient is the client of a workload identity login: the JWT
+// from its file (or stdin, read here and not stored), presented as is.
+func (o *MCPLoginOptions) workloadClient(scopes []string) (*mcp.OAuthClient, error) {
+	switch {
+	case o.IDTokenFile != "" || o.IdPIssuer != "" || o.IdPTokenEndpoint != "" || o.IdPClientID != "":
+		return nil, &FlagError{Err: fmt.Errorf("--assertion-file presents the JWT itself; it takes no --id-token-file or --idp-* flags")}
+	case o.Grant != mcp.GrantAuthorizationCode && o.Grant != "" && o.Grant != mcp.GrantJWTBearer:
+		return nil, &FlagError{Err: fmt.Errorf("--assertion-file logs in with the jwt-bearer grant, not --grant %s", o.Grant)}
+	case o.ClientID == "":
+		return nil, &FlagError{Err: fmt.Errorf("--assertion-file needs --client-id: the workload's client at the MCP server's authorization server")}
+	}
+	ca := &mcp.CrossApp{Workload: true, IDTokenFile: o.AssertionFile}
+	if o.AssertionFile == "-" {
+		data, err := io.ReadAll(io.LimitReader(o.IO.In, 1<<20))
+		if err != nil {
+			return nil, fmt.Errorf("reading the JWT from stdin: %w", err)
+		}
+		ca.IDTokenFile, ca.IDToken = "", strings.TrimSpace(string(data))
+		if ca.IDToken == "" {
+			return nil, &FlagError{Err: fmt.Errorf("--assertion-file -: stdin is empty")}
+		}
+	} else if abs, err := filepath.Abs(o.AssertionFile); err == nil {
+		ca.IDTokenFile = abs // read again at expiry, from wherever
+	}
+	c := &mcp.OAuthClient{ClientID: o.ClientID, Scopes: scopes, Grant: mcp.GrantJWTBearer, PrivateKeyFile: o.PrivateKey, KeyID: o.KeyID, CrossApp: ca}
+	var err error
 	if c.ClientSecret, err = o.secretFrom("--client-secret-env", o.ClientSecretEnv); err != nil {
 		return nil, err
 	}
@@ -298,7 +341,8 @@ func mcpLoginRun(o *MCPLoginOptions) error {
 		return err
 	}
 	err = mcp.Login(o.Context, spec, mcp.LoginOptions{TokenDir: home.Tokens(), Environ: o.Environ(),
-		Roots: roots, OpenURL: o.OpenURL, Timeout: o.Timeout})
+		Roots: roots, OpenURL: o.OpenURL, Timeout: o.Timeout,
+		Warn: func(msg string) { fmt.Fprintf(o.IO.ErrOut, "warning: %s\n", msg) }})
 	if err != nil {
 		return err
 	}

@@ -103,6 +103,10 @@ type CrossApp struct {
 	// another way (stdin); it is not stored.
 	IDTokenFile string
 	IDToken     string
+	// Workload: the token is a workload's own JWT that the authorization
+	// server trusts (workload identity federation, RFC 7523 §2.1): it is
+	// presented there as is, with no exchange at an IdP.
+	Workload bool
 	// TokenEndpoint is the IdP's token endpoint; without it, it comes
 	// from the metadata of Issuer (OpenID Connect discovery, RFC 8414).
 	TokenEndpoint string

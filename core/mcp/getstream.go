@@ -110,6 +110,15 @@ type getStream struct {
 	// when the stream is opened again.
 	lastID string
 	retry  time.Duration // what the server's retry field asked, 0 for none
+	ready  chan<- struct{}
+}
+
+// signal closes ready, once.
+func (g *getStream) signal() {
+	if g.ready != nil {
+		close(g.ready)
+		g.ready = nil
+	}
 }
 
 // hasGetStream reports whether the connection has a standalone GET stream
@@ -122,11 +131,14 @@ func (c *conn) hasGetStream() bool {
 // listen keeps the GET stream open while the connection lives. It stops
 // when the server says it offers none (405) or no longer knows the
 // session (404), and on a refusal that another attempt would not change.
-func (c *conn) listen() {
-	g := &getStream{c: c, client: c.httpClient()}
+// ready, when not nil, is closed once the first attempt has its answer:
+// the stream is open (the server can send on it) or it failed.
+func (c *conn) listen(ready chan<- struct{}) {
+	g := &getStream{c: c, client: c.httpClient(), ready: ready}
 	backoff := time.Duration(0)
 	for c.ctx.Err() == nil {
 		opened, err := g.once()
+		g.signal()
 		if c.ctx.Err() != nil {
 			return
 		}
@@ -195,6 +207,7 @@ func (g *getStream) once() (opened bool, err error) {
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		return false, &stopListening{fmt.Sprintf("the GET stream answered %q, not text/event-stream", resp.Header.Get("Content-Type"))}
 	}
+	g.signal() // the server has the stream now and can send on it
 	r := &sseReader{r: bufio.NewReaderSize(resp.Body, 64<<10)}
 	for {
 		ev, err := r.next()

@@ -233,8 +233,10 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 	}
 	if err == nil {
 		m.protocols.remember(c.protoKey, s.spec.Name, c.protocol())
+		var listening chan struct{}
 		if c.hasGetStream() {
-			go c.listen()
+			listening = make(chan struct{})
+			go c.listen(listening)
 		}
 		if why := c.wire.discoverRejected(); why != "" {
 			c.log.Warn("connected with the initialize handshake after an invalid server/discover result", "protocol", c.protocol(), "discover", why)
@@ -243,6 +245,7 @@ func (m *Manager) connectOnce(s *server) (*conn, error) {
 		var defs []*toolDef
 		defs, err = m.toolsAtConnect(ctx, s, c, pre)
 		if err == nil {
+			waitGetStream(ctx, listening)
 			return c, m.publish(s, c, defs)
 		}
 	}
@@ -315,7 +318,7 @@ func (m *Manager) connectError(s *server, c *conn, stage string, ctx context.Con
 		return m.serverError(s, stage, fmt.Errorf("%v before answering%s%s", lost, m.stderrHint(s), s.logs.where()))
 	}
 	if need, ok := s.auth.insufficientScope(); ok {
-		return m.serverError(s, stage, fmt.Errorf("the server refused the request for lack of OAuth scope (insufficient_scope, it wants %q); run in a terminal: %s --scope %q", need, s.spec.loginCommand(), need))
+		return m.serverError(s, stage, fmt.Errorf("the server refused the request for lack of OAuth scope (insufficient_scope, it wants %q); run in a terminal: %s --scope %q", need, s.spec.loginCommand(), m.stepUpScopes(s, need)))
 	}
 	if errors.Is(err, transport.ErrAuthorizationRequired) {
 		return m.serverError(s, stage, fmt.Errorf("the server refused the request (HTTP 401 Unauthorized): check the credentials mcp.servers.%s.headers sends (`ollm trust` and `ollm profile show` list them): %w%s",
@@ -391,4 +394,48 @@ func (m *Manager) refreshLoop(s *server, c *conn) {
 func refusedHandshake(err error) bool {
 	var te *transport.Error
 	return !errors.As(err, &te) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled)
+}
+
+// listenWait bounds how long a connection waits for its GET stream.
+const listenWait = time.Second
+
+// waitGetStream waits, at most listenWait, until the GET stream is open
+// (or failed), so that the first call goes out with the server able to
+// send on it: a server that sends a call's elicitation on the GET stream
+// drops it when the stream is not open yet (the conformance suite's
+// TypeScript server does), and the call then waits for nothing.
+func waitGetStream(ctx context.Context, listening <-chan struct{}) {
+	if listening == nil {
+		return
+	}
+	t := time.NewTimer(listenWait)
+	defer t.Stop()
+	select {
+	case <-listening:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// stepUpScopes are the scopes a login by hand should ask for when the
+// server wants need: those the last login asked for (the token record,
+// else the configured ones) and need, as a step-up does (the union, so
+// the new token keeps what the old one could do).
+func (m *Manager) stepUpScopes(s *server, need string) string {
+	var scopes []string
+	if s.spec.OAuth != nil {
+		scopes = slices.Clone(s.spec.OAuth.Scopes)
+	}
+	if m.opts.TokenDir != "" && s.auth != nil {
+		if rec, err := (&tokenFile{path: tokenPath(m.opts.TokenDir, s.spec.tokenName())}).load(s.auth.url); err == nil {
+			scopes = append(scopes, rec.Scopes...)
+		}
+	}
+	var out []string
+	for _, sc := range append(scopes, strings.Fields(need)...) {
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return strings.Join(out, " ")
 }

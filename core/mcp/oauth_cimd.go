@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -43,8 +44,24 @@ func (fl *loginFlow) metadataDocument(ctx context.Context, md *transport.AuthSer
 		}
 		return false, fmt.Errorf("the authorization server %s does not advertise client ID metadata documents (client_id_metadata_document_supported) and offers no dynamic registration; register ollm there and log in with --client-id", md.Issuer)
 	}
-	return true, verifyDocument(ctx, fl.client, doc, rec.RedirectURI)
+	err = verifyDocument(ctx, fl.client, doc, rec.RedirectURI)
+	var unreachable *documentUnreachable
+	if errors.As(err, &unreachable) && ctx.Err() == nil {
+		// The authorization server fetches the document, not ollm: one
+		// ollm cannot reach (a name that does not resolve here, a proxy)
+		// may be there for it. What ollm can read it checks; this it
+		// cannot, and says so.
+		fl.warn(fmt.Sprintf("could not check the client metadata document (%v); using it as the client id all the same: the authorization server fetches it", unreachable.err))
+		return true, nil
+	}
+	return true, err
 }
+
+// documentUnreachable: ollm could not fetch the client ID metadata
+// document at all (no answer, as opposed to a wrong one).
+type documentUnreachable struct{ err error }
+
+func (e *documentUnreachable) Error() string { return e.err.Error() }
 
 // checkDocumentURL: a client ID metadata document URL is https and has
 // a path (the draft's client_id rules); http only on a loopback host.
@@ -134,7 +151,7 @@ func verifyDocument(ctx context.Context, client *http.Client, doc, redirect stri
 	req.Header.Set("Accept", "application/json")
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("fetching the client metadata document %s: %w", doc, err)
+		return &documentUnreachable{fmt.Errorf("fetching the client metadata document %s: %w", doc, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollm/ollm/core/mcp/mcptest"
 )
@@ -90,5 +93,39 @@ func TestCheckDocumentURL(t *testing.T) {
 		if (c.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.err)) {
 			t.Errorf("%s: %v, want %q", c.url, err, c.err)
 		}
+	}
+}
+
+// A document ollm cannot fetch (its name does not resolve here) but the
+// authorization server can is used all the same, with a warning: the
+// authorization server is the one that fetches it. One ollm fetches and
+// finds wrong still stops the login (TestOAuthMetadataDocumentVerified).
+func TestOAuthMetadataDocumentUnreachableHere(t *testing.T) {
+	as := mcptest.NewAuthServerWith(t, mcptest.AuthOptions{NoRegistration: true, MetadataDocuments: true})
+	spec := secureSpec(mcptest.StartProtectedServer(t, as))
+	docURL := serveDocument(t, "", "http://127.0.0.1/callback")
+	spec.OAuth = &OAuthClient{MetadataURL: docURL}
+	docHost := strings.TrimPrefix(strings.TrimSuffix(docURL, "/ollm.json"), "http://")
+	dialer := &net.Dialer{}
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == docHost {
+			return nil, &net.DNSError{Err: "no such host", Name: "docs.example", IsNotFound: true}
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}}}
+	var warnings []string
+	tokens := t.TempDir()
+	b := &mcptest.Browser{}
+	err := Login(context.Background(), spec, LoginOptions{TokenDir: tokens, OpenURL: b.Open, Timeout: 20 * time.Second, HTTPClient: client,
+		Warn: func(msg string) { warnings = append(warnings, msg) }})
+	if err != nil {
+		t.Fatalf("%v (browser %q)", err, b.Pages())
+	}
+	if rec, _ := readRecord(t, tokens); rec.ClientID != docURL {
+		t.Errorf("client id %q, want the document's URL", rec.ClientID)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `MCP server "secure": could not check the client metadata document (fetching the client metadata document `+docURL) ||
+		!strings.Contains(warnings[0], "the authorization server fetches it") {
+		t.Errorf("warnings %q", warnings)
 	}
 }

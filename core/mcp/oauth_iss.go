@@ -51,6 +51,23 @@ type metadataWatch struct {
 	// register is the registration endpoint whose requests get
 	// "application_type": "native" (mcp-go's registration sends none).
 	register string
+	// seen: well-known URL → its answer, so that a login asks for each
+	// metadata document once (ollm reads protected resource metadata for
+	// their scopes_supported before mcp-go's discovery reads them again).
+	seen map[string]seenAnswer
+}
+
+// seenAnswer is an answer to a GET of a well-known URL.
+type seenAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a seenAnswer) response(req *http.Request) *http.Response {
+	return &http.Response{StatusCode: a.status, Status: fmt.Sprintf("%d %s", a.status, http.StatusText(a.status)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: a.header.Clone(),
+		Body: io.NopCloser(bytes.NewReader(a.body)), ContentLength: int64(len(a.body)), Request: req}
 }
 
 // nativeAt makes registration requests to endpoint say that ollm is a
@@ -101,14 +118,32 @@ func (w *metadataWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 	if reg != "" && req.Method == http.MethodPost && req.URL.String() == reg && req.Body != nil {
 		req = native(req)
 	}
+	wellKnown := req.Method == http.MethodGet && strings.Contains(req.URL.Path, "/.well-known/")
+	if wellKnown {
+		w.mu.Lock()
+		a, ok := w.seen[req.URL.String()]
+		w.mu.Unlock()
+		if ok {
+			return a.response(req), nil
+		}
+	}
 	resp, err := w.base.RoundTrip(req)
-	if err != nil || req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || !strings.Contains(req.URL.Path, "/.well-known/") {
+	if err != nil || !wellKnown {
 		return resp, err
 	}
 	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	if rerr != nil {
+		return resp, nil
+	}
+	w.mu.Lock()
+	if w.seen == nil {
+		w.seen = map[string]seenAnswer{}
+	}
+	w.seen[req.URL.String()] = seenAnswer{status: resp.StatusCode, header: resp.Header.Clone(), body: body}
+	w.mu.Unlock()
+	if resp.StatusCode != http.StatusOK {
 		return resp, nil
 	}
 	var md struct {

@@ -31,6 +31,9 @@ type LoginOptions struct {
 	// OpenURL shows the user the authorization page; required.
 	OpenURL func(url string) error
 	Timeout time.Duration // waiting for the browser; default DefaultLoginTimeout
+	// Warn, when set, is told what the login went on despite (a client
+	// metadata document ollm could not fetch).
+	Warn func(msg string)
 }
 
 // Login signs ollm in to an HTTP MCP server that requires OAuth, as the
@@ -66,7 +69,11 @@ func Login(ctx context.Context, spec Spec, o LoginOptions) error {
 		file: &tokenFile{path: tokenPath(o.TokenDir, spec.tokenName())}, oauth: spec.OAuth, login: spec.loginCommand()}
 	if spec.grant() == GrantJWTBearer && spec.OAuth.CrossApp != nil {
 		if err := fl.crossApp(ctx); err != nil {
-			return fmt.Errorf("MCP server %q (%s): cross-app access: %w", spec.Name, cfg.URL, err)
+			how := "cross-app access"
+			if spec.OAuth.CrossApp.Workload {
+				how = "workload identity"
+			}
+			return fmt.Errorf("MCP server %q (%s): %s: %w", spec.Name, cfg.URL, how, err)
 		}
 		return nil
 	}
@@ -115,7 +122,7 @@ func (fl *loginFlow) run(ctx context.Context) error {
 	rec := tokenRecord{Server: fl.name, URL: fl.cfg.URL,
 		ResourceMetadata: sameOriginMetadata(challenge, fl.cfg.URL),
 		RedirectURI:      fmt.Sprintf("http://%s/callback", ln.Addr()),
-		Scopes:           fl.scopes(challenge), Grant: GrantAuthorizationCode}
+		Scopes:           fl.scopes(ctx, challenge), Grant: GrantAuthorizationCode}
 	if id := fl.clientID(); id != "" {
 		rec.ClientID, rec.ClientSecret, rec.PreRegistered = id, fl.oauth.ClientSecret, true
 	}
@@ -180,12 +187,20 @@ func (fl *loginFlow) probe(ctx context.Context) (string, error) {
 		if fl.hasResourceMetadata(ctx) {
 			return "", nil
 		}
+	} else if fl.transport != TransportSSE && resp.StatusCode/100 == 4 {
+		// A 2026-07-28 server may refuse an initialize without its
+		// MCP-Protocol-Version header (400) and challenge the requests it
+		// does speak: ask it the way a 2026-07-28 client starts.
+		if challenge, ok := fl.probeDiscover(ctx); ok {
+			return challenge, nil
+		}
 	}
 	return "", fmt.Errorf("the server answered HTTP %d without a token, not 401, and publishes no protected resource metadata: it does not ask for an OAuth login", first)
 }
 
-// probeRequest sends one request of the probe, without a token.
-func (fl *loginFlow) probeRequest(ctx context.Context, method, body, session string) (*http.Response, error) {
+// probeRequestVersion sends one request of the probe, without a token,
+// with the MCP-Protocol-Version header when version is not "".
+func (fl *loginFlow) probeRequestVersion(ctx context.Context, method, body, session, version string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, fl.cfg.URL, strings.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -197,50 +212,113 @@ func (fl *loginFlow) probeRequest(ctx context.Context, method, body, session str
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("MCP-Protocol-Version", probeVersion)
+	}
+	if version != "" {
+		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	return fl.client.Do(req)
+}
+
+// discoverVersion is the revision whose first request is server/discover.
+const discoverVersion = "2026-07-28"
+
+// probeDiscover asks without a token as a 2026-07-28 client starts: a
+// server/discover with the MCP-Protocol-Version header and the request's
+// _meta, then, when that goes through, tools/list the same way. It
+// returns the challenge of a 401 (or insufficient_scope) answer.
+func (fl *loginFlow) probeDiscover(ctx context.Context) (string, bool) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + discoverVersion + `","io.modelcontextprotocol/clientInfo":{"name":"ollm","version":"login"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	for i, method := range []string{"server/discover", "tools/list"} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s}}`, i, method, meta)
+		r, err := fl.probeRequestVersion(ctx, http.MethodPost, body, "", discoverVersion)
+		if err != nil {
+			return "", false
+		}
+		_ = r.Body.Close()
+		if r.StatusCode == http.StatusUnauthorized || insufficientScope(r) {
+			return challengeOf(r), true
+		}
+		if r.StatusCode/100 != 2 {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// probeRequest sends one request of the probe, without a token.
+func (fl *loginFlow) probeRequest(ctx context.Context, method, body, session string) (*http.Response, error) {
+	version := ""
+	if session != "" {
+		version = probeVersion
+	}
+	return fl.probeRequestVersion(ctx, method, body, session, version)
+}
+
+// resourceMetadata is what ollm reads of protected resource metadata
+// (RFC 9728).
+type resourceMetadata struct {
+	AuthorizationServers []string `json:"authorization_servers"`
+	ScopesSupported      []string `json:"scopes_supported"`
 }
 
 // hasResourceMetadata reports whether the server publishes protected
 // resource metadata naming an authorization server at an RFC 9728
 // well-known URI (path-aware, then the root).
 func (fl *loginFlow) hasResourceMetadata(ctx context.Context) bool {
+	_, ok := fl.resourceMetadata(ctx, "")
+	return ok
+}
+
+// resourceMetadata fetches the server's protected resource metadata: at
+// the challenge's resource_metadata URL (same origin only) when given,
+// else at the RFC 9728 well-known URIs (path-aware, then the root). ok
+// is false when none names an authorization server.
+func (fl *loginFlow) resourceMetadata(ctx context.Context, challenge string) (resourceMetadata, bool) {
 	u, err := url.Parse(fl.cfg.URL)
 	if err != nil || u.Host == "" {
-		return false
+		return resourceMetadata{}, false
 	}
 	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
-	for _, at := range []string{root + strings.TrimSuffix(u.EscapedPath(), "/"), root} {
+	locations := []string{root + strings.TrimSuffix(u.EscapedPath(), "/"), root}
+	if named := sameOriginMetadata(challenge, fl.cfg.URL); named != "" {
+		locations = []string{named}
+	}
+	for _, at := range locations {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, at, nil)
 		if err != nil {
-			return false
+			return resourceMetadata{}, false
 		}
 		req.Header.Set("Accept", "application/json")
 		resp, err := fl.client.Do(req)
 		if err != nil {
 			continue
 		}
-		var prm struct {
-			AuthorizationServers []string `json:"authorization_servers"`
-		}
+		var prm resourceMetadata
 		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&prm) == nil && len(prm.AuthorizationServers) > 0
 		_ = resp.Body.Close()
 		if ok {
-			return true
+			return prm, true
 		}
 	}
-	return false
+	return resourceMetadata{}, false
 }
 
-// scopes are the scopes to ask for: the configured ones, else those the
-// server's challenge names (MCP: the scope parameter of the 401's
-// WWW-Authenticate), else none (the authorization server's default).
-func (fl *loginFlow) scopes(challenge string) []string {
+// scopes are the scopes to ask for, in the MCP spec's order (scope
+// selection strategy): the configured ones, else those the server's
+// challenge names (the scope parameter of the 401's WWW-Authenticate),
+// else all the protected resource metadata list in scopes_supported,
+// else none (the authorization server's default).
+func (fl *loginFlow) scopes(ctx context.Context, challenge string) []string {
 	if fl.oauth != nil && len(fl.oauth.Scopes) > 0 {
 		return slices.Clone(fl.oauth.Scopes)
 	}
-	return strings.Fields(challengeParam(challenge, "scope"))
+	if named := strings.Fields(challengeParam(challenge, "scope")); len(named) > 0 {
+		return named
+	}
+	if prm, ok := fl.resourceMetadata(ctx, challenge); ok {
+		return slices.Clone(prm.ScopesSupported)
+	}
+	return nil
 }
 
 // clientID is the id of a client registered beforehand; "" when there is
@@ -455,4 +533,11 @@ func (fl *loginFlow) useDPoP(md *transport.AuthServerMetadata, challenge string,
 	rec.DPoPKey = key.encode()
 	fl.dpop.bind(key, md.TokenEndpoint)
 	return nil
+}
+
+// warn passes msg to the login's Warn, naming the server.
+func (fl *loginFlow) warn(msg string) {
+	if fl.opts.Warn != nil {
+		fl.opts.Warn(fmt.Sprintf("MCP server %q: %s", fl.name, msg))
+	}
 }

@@ -44,11 +44,11 @@ func (fl *loginFlow) crossApp(ctx context.Context) error {
 	if ca.IDTokenFile == "" && ca.IDToken == "" {
 		return errors.New("cross-app access needs the identity provider's ID token: --id-token-file FILE (- for stdin)")
 	}
-	if ca.ClientID == "" {
+	if ca.ClientID == "" && !ca.Workload {
 		return errors.New("cross-app access needs ollm's client id at the identity provider: --idp-client-id")
 	}
 	endpoint := ca.TokenEndpoint
-	if endpoint == "" {
+	if endpoint == "" && !ca.Workload {
 		if ca.Issuer == "" {
 			return errors.New("cross-app access needs the identity provider: --idp-issuer URL or --idp-token-endpoint URL")
 		}
@@ -107,9 +107,12 @@ func fetchCrossApp(ctx context.Context, client *http.Client, md *transport.AuthS
 		}
 	}
 	secrets := []string{idToken, rec.ClientSecret, rec.IdPClientSecret}
-	jag, err := exchangeIDToken(ctx, client, rec, idToken, md.Issuer)
-	if err != nil {
-		return nil, redactErr(err, secrets)
+	jag := idToken // a workload's JWT is the assertion itself
+	if rec.IdPTokenEndpoint != "" {
+		var err error
+		if jag, err = exchangeIDToken(ctx, client, rec, idToken, md.Issuer); err != nil {
+			return nil, redactErr(err, secrets)
+		}
 	}
 	secrets = append(secrets, jag)
 	form := url.Values{"grant_type": {GrantJWTBearer}, "assertion": {jag}, "resource": {resourceBase(rec.URL)}}
@@ -118,7 +121,11 @@ func fetchCrossApp(ctx context.Context, client *http.Client, md *transport.AuthS
 	}
 	tok, err := postToken(ctx, client, md, rec, form, false)
 	if err != nil {
-		return nil, redactErr(fmt.Errorf("presenting the identity assertion grant (ID-JAG): %w", err), secrets)
+		what := "the identity assertion grant (ID-JAG)"
+		if rec.IdPTokenEndpoint == "" {
+			what = "the workload's JWT"
+		}
+		return nil, redactErr(fmt.Errorf("presenting %s: %w", what, err), secrets)
 	}
 	return tok, nil
 }

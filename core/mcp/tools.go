@@ -518,10 +518,10 @@ func (m *Manager) callError(ctx, callCtx context.Context, s *server, c *conn, ke
 	}
 	if need, ok := c.auth.insufficientScope(); ok {
 		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the call for lack of OAuth scope (HTTP 403 insufficient_scope, it wants %q); run in a terminal: %s --scope %q",
-			key, need, s.spec.loginCommand(), need)
+			key, need, s.spec.loginCommand(), m.stepUpScopes(s, need))
 	}
 	if c.auth.wantsLogin() {
-		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: ollm mcp login %s", key, key.Server)
+		return errResult(tool.ErrUnavailable, "MCP tool %s: the server refused the OAuth token (HTTP 401) and it could not be refreshed; run in a terminal: %s", key, s.spec.loginCommand())
 	}
 	if why := httpFailure(err); why != "" && s.spec.Transport() != TransportStdio {
 		return errResult(tool.ErrUnavailable, "MCP server %q (%s) failed during the call to %s: %s; check that the server is running (run `ollm mcp list`)%s",

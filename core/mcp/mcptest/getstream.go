@@ -35,7 +35,21 @@ type GetStreamServer struct {
 	changed chan struct{} // closed and replaced when something is recorded
 	answers []Answer
 	onGet   []string
+	opts    GetStreamOptions
+	getOpen int // GET streams whose headers went out and that are not over
 }
+
+// GetStreamOptions shape a GetStreamServer.
+type GetStreamOptions struct {
+	// HoldGet delays the answer to each GET (its headers too).
+	HoldGet time.Duration
+}
+
+// AskNow is the tool that elicits during the call, on the GET stream,
+// and answers with what the client said ("answered: decline"); when no
+// GET stream is open it drops the request, as the conformance suite's
+// TypeScript server does, and answers "dropped: no GET stream was open".
+const AskNow = "ask-now"
 
 // Answer is what the client answered to one of the server's requests.
 type Answer struct {
@@ -59,20 +73,31 @@ const (
 // StartGetStreamServer runs a GetStreamServer until the test ends; its
 // endpoint is URL (…/mcp).
 func StartGetStreamServer(t testing.TB) *GetStreamServer {
+	return StartGetStreamServerWith(t, GetStreamOptions{})
+}
+
+// StartGetStreamServerWith is StartGetStreamServer shaped by o.
+func StartGetStreamServerWith(t testing.TB, o GetStreamOptions) *GetStreamServer {
 	ctx, cancel := context.WithCancel(context.Background())
-	g := &GetStreamServer{changed: make(chan struct{}), ctx: ctx}
+	g := &GetStreamServer{changed: make(chan struct{}), ctx: ctx, opts: o}
 	g.srv = server.NewMCPServer("getstream", "1", server.WithToolCapabilities(false), server.WithElicitation())
 	g.srv.EnableSampling()
 	g.srv.AddTool(mcp.NewTool("ask-later", mcp.WithDescription("Answers at once, then asks the client on the GET stream."),
 		mcp.WithString("kind", mcp.Required(), mcp.Enum(AskElicit, AskSample)), mcp.WithString("message", mcp.Required())),
 		g.askLater)
+	g.srv.AddTool(mcp.NewTool(AskNow, mcp.WithDescription("Asks the client on the GET stream during the call.")), g.askNow)
 	h := server.NewStreamableHTTPServer(g.srv, server.WithStreamableHTTPProtocolVersions(
 		mcp.ProtocolVersion20251125, mcp.ProtocolVersion20250618, mcp.ProtocolVersion20250326),
 		server.WithStreamableHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
-			w = &getRecorder{ResponseWriter: w, g: g}
+			if o.HoldGet > 0 {
+				time.Sleep(o.HoldGet)
+			}
+			rec := &getRecorder{ResponseWriter: w, g: g}
+			defer rec.done()
+			w = rec
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -94,6 +119,27 @@ func (g *GetStreamServer) askLater(ctx context.Context, req mcp.CallToolRequest)
 	kind, msg := req.GetString("kind", ""), req.GetString("message", "")
 	go g.ask(session, kind, msg)
 	return mcp.NewToolResultText("asked later"), nil
+}
+
+func (g *GetStreamServer) askNow(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	session := server.ClientSessionFromContext(ctx)
+	if session == nil {
+		return nil, errors.New("no session")
+	}
+	g.mu.Lock()
+	open := g.getOpen > 0
+	g.mu.Unlock()
+	if !open {
+		return mcp.NewToolResultText("dropped: no GET stream was open"), nil
+	}
+	ectx, cancel := context.WithTimeout(g.srv.WithContext(g.ctx, session), time.Minute)
+	defer cancel()
+	res, err := g.srv.RequestElicitation(ectx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+		Message: "Now, please", RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}}}})
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText("answered: " + string(res.Action)), nil
 }
 
 // ask sends the request outside the call: its context carries the
@@ -176,10 +222,36 @@ func (g *GetStreamServer) OnGetStream() []string {
 	return append([]string(nil), g.onGet...)
 }
 
-// getRecorder notes the server's requests a GET stream carries.
+// getRecorder notes the server's requests a GET stream carries, and
+// counts the stream open from its headers on.
 type getRecorder struct {
 	http.ResponseWriter
-	g *GetStreamServer
+	g      *GetStreamServer
+	opened bool
+	status int
+}
+
+func (r *getRecorder) open() {
+	if !r.opened && (r.status == 0 || r.status == http.StatusOK) {
+		r.opened = true
+		r.g.mu.Lock()
+		r.g.getOpen++
+		r.g.mu.Unlock()
+	}
+}
+
+func (r *getRecorder) done() {
+	if r.opened {
+		r.g.mu.Lock()
+		r.g.getOpen--
+		r.g.mu.Unlock()
+	}
+}
+
+func (r *getRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+	r.open()
 }
 
 func (r *getRecorder) Write(p []byte) (int, error) {
@@ -188,7 +260,9 @@ func (r *getRecorder) Write(p []byte) (int, error) {
 			r.g.record(func() { r.g.onGet = append(r.g.onGet, string(m)) })
 		}
 	}
-	return r.ResponseWriter.Write(p)
+	n, err := r.ResponseWriter.Write(p)
+	r.open()
+	return n, err
 }
 
 func (r *getRecorder) Flush() {

@@ -71,6 +71,28 @@ func (p *IdP) IDToken(subject string, ttl time.Duration) string {
 		"aud": p.opts.ClientID, "iat": now.Unix(), "exp": now.Add(ttl).Unix()})
 }
 
+// WorkloadJWT is a workload's identity token (workload identity
+// federation, RFC 7523 §2.1): issued by the IdP for subject, its
+// audience the authorization server audience, valid for ttl.
+func (p *IdP) WorkloadJWT(subject, audience string, ttl time.Duration) string {
+	now := time.Now()
+	return p.sign(map[string]string{"alg": "ES256", "typ": "JWT"}, map[string]any{"iss": p.Issuer(), "sub": subject,
+		"aud": audience, "iat": now.Unix(), "exp": now.Add(ttl).Unix()})
+}
+
+// checkWorkload verifies a workload JWT presented to the authorization
+// server a: signed by the IdP, unexpired, audience a's issuer.
+func (p *IdP) checkWorkload(a *AuthServer, r *http.Request, jwt string) error {
+	_, c, err := p.verify(jwt)
+	if err != nil {
+		return err
+	}
+	if c["aud"] != a.issuerFor(r) {
+		return fmt.Errorf("audience %v, not the issuer %s", c["aud"], a.issuerFor(r))
+	}
+	return nil
+}
+
 func (p *IdP) sign(header map[string]string, claims map[string]any) string {
 	h, _ := json.Marshal(header)
 	c, _ := json.Marshal(claims)

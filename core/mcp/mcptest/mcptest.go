@@ -110,6 +110,10 @@ type AuthOptions struct {
 	// (RFC 7523; cross-app access), from a client registered in Clients
 	// (a secret with client_secret_basic, or public with client_id).
 	TrustIdP *IdP
+	// TrustWorkload accepts, with the jwt-bearer grant, a workload's JWT
+	// this IdP signed for this issuer (workload identity federation; no
+	// ID-JAG), from a public client registered in Clients.
+	TrustWorkload *IdP
 	// DPoPJWT issues bound access tokens as JWTs with cnf.jkt and says
 	// token_type Bearer all the same.
 	DPoPJWT bool
@@ -577,6 +581,9 @@ type ServerOptions struct {
 	// CallScopeStatus is the HTTP status of that insufficient_scope
 	// answer: 403 (the default, as RFC 6750 has it) or 401.
 	CallScopeStatus int
+	// CallScopeAlone: the insufficient_scope challenge names CallScope
+	// alone, not Scope with it.
+	CallScopeAlone bool
 	// AfterInitialize lets initialize and notifications through without
 	// a token: the first request that needs one is tools/list (a server
 	// that only challenges after initialize).
@@ -621,6 +628,14 @@ type ServerOptions struct {
 	// DPoPNonce, when set, is the nonce every proof must carry: without
 	// it the answer is 401 use_dpop_nonce with a DPoP-Nonce (§9).
 	DPoPNonce string
+	// ScopesSupported, when set, is the protected resource metadata's
+	// scopes_supported.
+	ScopesSupported []string
+	// RequireProtocolHeader answers a POST without an MCP-Protocol-Version
+	// header, initialize too, with 400 and JSON-RPC error -32020 (a
+	// 2026-07-28 server), after the token check (as AfterInitialize lets
+	// initialize through to it).
+	RequireProtocolHeader bool
 }
 
 // StartServer runs a protected MCP server shaped by o.
@@ -667,7 +682,11 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 			if o.ResourceMetadataAS != nil {
 				cur = o.ResourceMetadataAS()
 			}
-			writeJSONResp(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}})
+			doc := map[string]any{"resource": resource, "authorization_servers": []string{cur.Issuer()}}
+			if o.ScopesSupported != nil {
+				doc["scopes_supported"] = o.ScopesSupported
+			}
+			writeJSONResp(w, http.StatusOK, doc)
 		})
 		if o.UnnamedResourceMetadata {
 			prm = ""
@@ -677,6 +696,9 @@ func startProtectedWith(t testing.TB, as *AuthServer, o ServerOptions) string {
 		o.Mount(mux, srv.URL)
 	}
 	for p, h := range handlers {
+		if o.RequireProtocolHeader {
+			h = requireProtocolHeader(h)
+		}
 		mux.Handle(p, as.requireWith(prm, o, h))
 	}
 	return srv.URL + path
@@ -736,7 +758,11 @@ func (a *AuthServer) requireWith(prm string, o ServerOptions, next http.Handler)
 			if status == 0 {
 				status = http.StatusForbidden
 			}
-			w.Header().Set("WWW-Authenticate", scheme+` error="insufficient_scope", scope="`+strings.TrimSpace(o.Scope+" "+o.CallScope)+`"`+extra)
+			named := strings.TrimSpace(o.Scope + " " + o.CallScope)
+			if o.CallScopeAlone {
+				named = o.CallScope
+			}
+			w.Header().Set("WWW-Authenticate", scheme+` error="insufficient_scope", scope="`+named+`"`+extra)
 			http.Error(w, "insufficient scope", status)
 			return
 		}
@@ -800,6 +826,18 @@ func (b *Browser) Pages() []string {
 // this issuer and this client. It answers a refusal itself. Called with
 // a.mu held.
 func (a *AuthServer) jwtBearer(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if a.opts.TrustWorkload != nil {
+		if secret, known := a.opts.Clients[r.Form.Get("client_id")]; !known || secret != "" {
+			writeJSONResp(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+			return "", false
+		}
+		if err := a.opts.TrustWorkload.checkWorkload(a, r, r.Form.Get("assertion")); err != nil {
+			writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": err.Error()})
+			return "", false
+		}
+		a.exchanges++
+		return a.granted(r.Form.Get("scope")), true
+	}
 	if a.opts.TrustIdP == nil {
 		writeJSONResp(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return "", false
@@ -835,4 +873,17 @@ func (a *AuthServer) JAGResources() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.jagResources...)
+}
+
+// requireProtocolHeader refuses a POST without MCP-Protocol-Version as
+// a 2026-07-28 server does: 400 with JSON-RPC error -32020.
+func requireProtocolHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") == "" {
+			writeJSONResp(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": -32020, "message": "Missing MCP-Protocol-Version header"}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
