@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -202,7 +203,7 @@ func convertGeminiRule(m map[string]any) geminiPolicy {
 			return p
 		}
 	}
-	if modes, ok := list("modes"); !ok || len(modes) > 0 && !contains(modes, "default") {
+	if modes, ok := list("modes"); !ok || len(modes) > 0 && !slices.Contains(modes, "default") {
 		p.skip = fmt.Sprintf("modes %v: ollm's rules apply in every mode, and this rule leaves out the default mode", m["modes"])
 		return p
 	}

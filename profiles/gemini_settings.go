@@ -141,7 +141,7 @@ func parseGeminiServers(f geminiFile) (map[string]schema.MCPServer, []schema.Pro
 	for _, name := range sortedRawKeys(top.MCPServers) {
 		raw := top.MCPServers[name]
 		var s struct {
-			geminiServer
+			GeminiServer
 			Type string `json:"type"`
 		}
 		var fields map[string]json.RawMessage
@@ -162,7 +162,7 @@ func parseGeminiServers(f geminiFile) (map[string]schema.MCPServer, []schema.Pro
 			probs = append(probs, schema.Problem{Severity: "warning", File: f.path, Pos: doc.pos("mcpServers", name, k),
 				Message: fmt.Sprintf("Gemini CLI MCP server %q: field %s is not applied by ollm; the server loads without it", name, k), Fix: fix})
 		}
-		s.geminiServer = s.geminiServer.withRefs()
+		s.GeminiServer = s.GeminiServer.WithRefs()
 		ms := schema.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, Headers: s.Headers,
 			Timeout: s.Timeout, IncludeTools: s.IncludeTools, ExcludeTools: s.ExcludeTools, Transport: "stdio", Enabled: true}
 		switch {
@@ -201,7 +201,7 @@ func mergeGeminiSettings(files []geminiFile, r *schema.Resolved, gated bool) []s
 		if gated && f.scope == schema.ScopeWorkspace {
 			names := make([]string, 0, len(servers))
 			for n := range servers {
-				if _, mine := r.Profile.MCP.Servers[n]; !mine && !contains(r.Trust.HeldServers, n) {
+				if _, mine := r.Profile.MCP.Servers[n]; !mine && !slices.Contains(r.Trust.HeldServers, n) {
 					names = append(names, n)
 				}
 			}
@@ -216,37 +216,12 @@ func mergeGeminiSettings(files []geminiFile, r *schema.Resolved, gated bool) []s
 			continue
 		}
 		probs = append(probs, ps...)
-		names := make([]string, 0, len(servers))
-		for n := range servers {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if _, dup := r.Profile.MCP.Servers[n]; dup {
-				probs = append(probs, schema.Problem{Severity: "warning", File: f.path,
-					Message: fmt.Sprintf("Gemini CLI MCP server %q is also declared in the profile or .mcp.json; that definition is used", n)})
-				continue
-			}
-			if r.Profile.MCP.Servers == nil {
-				r.Profile.MCP.Servers = map[string]schema.MCPServer{}
-			}
-			if r.ServerScopes == nil {
-				r.ServerScopes = map[string]schema.Scope{}
-			}
-			r.Profile.MCP.Servers[n] = servers[n]
-			r.ServerScopes[n] = f.scope
-		}
+		probs = append(probs, addServers(r, servers, f.scope, func(n string) schema.Problem {
+			return schema.Problem{Severity: "warning", File: f.path,
+				Message: fmt.Sprintf("Gemini CLI MCP server %q is also declared in the profile or .mcp.json; that definition is used", n)}
+		})...)
 	}
 	return probs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedRawKeys(m map[string]json.RawMessage) []string {
@@ -266,9 +241,9 @@ var geminiVarRE = lazyre.New(`\$([A-Za-z_][A-Za-z0-9_]*)`)
 // ${VAR} stays as it is).
 func GeminiRefs(s string) string { return geminiVarRE.ReplaceAllString(s, "$${$1}") }
 
-// withRefs is g with Gemini's $VAR references made ${VAR} in every value
+// WithRefs is g with Gemini's $VAR references made ${VAR} in every value
 // ollm substitutes (command, args, env, cwd, URLs, headers).
-func (g geminiServer) withRefs() geminiServer {
+func (g GeminiServer) WithRefs() GeminiServer {
 	g.Command, g.Cwd, g.URL, g.HTTPURL = GeminiRefs(g.Command), GeminiRefs(g.Cwd), GeminiRefs(g.URL), GeminiRefs(g.HTTPURL)
 	g.Args = slices.Clone(g.Args)
 	for i, a := range g.Args {

@@ -188,7 +188,7 @@ type geminiManifest struct {
 	Name            string                  `json:"name"`
 	Version         string                  `json:"version"`
 	Description     string                  `json:"description"`
-	MCPServers      map[string]geminiServer `json:"mcpServers"`
+	MCPServers      map[string]GeminiServer `json:"mcpServers"`
 	ContextFileName any                     `json:"contextFileName"`
 	ExcludeTools    []string                `json:"excludeTools"`
 	Settings        []struct {
@@ -199,7 +199,10 @@ type geminiManifest struct {
 	} `json:"settings"`
 }
 
-type geminiServer struct {
+// GeminiServer is a server of Gemini CLI's mcpServers (an extension's
+// gemini-extension.json, its settings.json); `ollm mcp import` reads the
+// same shape.
+type GeminiServer struct {
 	Command      string            `json:"command"`
 	Args         []string          `json:"args"`
 	Env          map[string]string `json:"env"`

@@ -3,7 +3,8 @@ package profiles
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/ollm/ollm/schema"
 )
@@ -70,16 +71,20 @@ func mergeMCPJSON(opts Options, data []byte, r *schema.Resolved) []schema.Proble
 	if err != nil {
 		return []schema.Problem{{Severity: "error", File: file, Message: err.Error() + "; its servers are not loaded", Fix: "fix " + file}}
 	}
+	return addServers(r, servers, schema.ScopeWorkspace, func(n string) schema.Problem {
+		return schema.Problem{Severity: "warning", File: file,
+			Message: fmt.Sprintf("server %q is also declared in the profile; the profile's definition is used", n)}
+	})
+}
+
+// addServers adds servers of another file (.mcp.json, Gemini's settings)
+// to the profile in name order with their scope; a name the profile (or
+// a file merged before) declares keeps that definition, and dup says so.
+func addServers(r *schema.Resolved, servers map[string]schema.MCPServer, scope schema.Scope, dup func(name string) schema.Problem) []schema.Problem {
 	var probs []schema.Problem
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if _, dup := r.Profile.MCP.Servers[n]; dup {
-			probs = append(probs, schema.Problem{Severity: "warning", File: file,
-				Message: fmt.Sprintf("server %q is also declared in the profile; the profile's definition is used", n)})
+	for _, n := range slices.Sorted(maps.Keys(servers)) {
+		if _, ok := r.Profile.MCP.Servers[n]; ok {
+			probs = append(probs, dup(n))
 			continue
 		}
 		if r.Profile.MCP.Servers == nil {
@@ -89,7 +94,7 @@ func mergeMCPJSON(opts Options, data []byte, r *schema.Resolved) []schema.Proble
 			r.ServerScopes = map[string]schema.Scope{}
 		}
 		r.Profile.MCP.Servers[n] = servers[n]
-		r.ServerScopes[n] = schema.ScopeWorkspace
+		r.ServerScopes[n] = scope
 	}
 	return probs
 }

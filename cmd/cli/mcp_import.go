@@ -362,19 +362,11 @@ func parseImport(src, format string, data []byte) ([]importedServer, error) {
 	return out, nil
 }
 
-// importEntry is the union of the fields the three formats use.
+// importEntry is the union of the fields the three formats use: Gemini's
+// server shape and the type Claude's formats give a url.
 type importEntry struct {
-	Type         string            `json:"type"`
-	Command      string            `json:"command"`
-	Args         []string          `json:"args"`
-	Env          map[string]string `json:"env"`
-	Cwd          string            `json:"cwd"`
-	URL          string            `json:"url"`
-	HTTPURL      string            `json:"httpUrl"`
-	Headers      map[string]string `json:"headers"`
-	Timeout      int               `json:"timeout"`
-	IncludeTools []string          `json:"includeTools"`
-	ExcludeTools []string          `json:"excludeTools"`
+	Type string `json:"type"`
+	profiles.GeminiServer
 }
 
 func parseImportServer(src, format, name string, raw json.RawMessage) (importedServer, error) {
@@ -403,7 +395,7 @@ func parseImportServer(src, format, name string, raw json.RawMessage) (importedS
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%s.%s is not imported: %s", where, k, strings.ReplaceAll(advice, "NAME", name)))
 	}
 	if format == "gemini" {
-		e = geminiRefs(e)
+		e.GeminiServer = e.GeminiServer.WithRefs() // $VAR -> ${VAR}
 	}
 	cfg, err := importServerConfig(format, e)
 	if err != nil {
@@ -458,21 +450,6 @@ func importServerConfig(format string, e importEntry) (schema.MCPServer, error) 
 	}
 	cfg.Headers = e.Headers
 	return cfg, nil
-}
-
-// geminiRefs turns Gemini's $VAR references into ${VAR}.
-func geminiRefs(e importEntry) importEntry {
-	fix := profiles.GeminiRefs
-	e.Command, e.Cwd, e.URL, e.HTTPURL = fix(e.Command), fix(e.Cwd), fix(e.URL), fix(e.HTTPURL)
-	for i, a := range e.Args {
-		e.Args[i] = fix(a)
-	}
-	for _, m := range []map[string]string{e.Env, e.Headers} {
-		for k, v := range m {
-			m[k] = fix(v)
-		}
-	}
-	return e
 }
 
 // secretNameRE matches names of env variables, headers, URL parameters
