@@ -314,23 +314,22 @@ func (p *persistentProc) handshake(c *conn) error {
 // is, and what seed 002's hello_ack tells an extension about the host
 // (the project directory, the model, ollm's version).
 func (e *Engine) hello(h *Hook) map[string]any {
-	model := ""
-	if e.opts.Model != nil {
-		model = e.opts.Model()
-	}
 	return map[string]any{"type": "hello", "protocolVersion": ProtocolVersion,
 		"hookName": h.Name, "extension": h.Extension, "sessionId": e.opts.Session.ID,
-		"cwd": e.opts.Session.Cwd, "provider": e.provider(), "model": model, "ollmVersion": e.opts.Version}
+		"cwd": e.opts.Session.Cwd, "provider": e.provider(), "model": e.model(), "ollmVersion": e.opts.Version}
 }
 
 // helloAck is seed 002's hello_ack, in its field names.
 func (e *Engine) helloAck() map[string]any {
-	model := ""
-	if e.opts.Model != nil {
-		model = e.opts.Model()
-	}
 	return map[string]any{"type": "hello_ack", "protocol_version": 1, "ollm_version": e.opts.Version,
-		"provider": e.provider(), "model": model, "cwd": e.opts.Session.Cwd}
+		"provider": e.provider(), "model": e.model(), "cwd": e.opts.Session.Cwd}
+}
+
+func (e *Engine) model() string {
+	if e.opts.Model == nil {
+		return ""
+	}
+	return e.opts.Model()
 }
 
 func (e *Engine) provider() string {

@@ -113,17 +113,8 @@ func (fl *loginFlow) clientCredentials(ctx context.Context) error {
 	rec := tokenRecord{Server: fl.name, URL: fl.cfg.URL, Grant: GrantClientCredentials,
 		ClientID: fl.oauth.ClientID, ClientSecret: fl.oauth.ClientSecret,
 		PrivateKeyFile: fl.oauth.PrivateKeyFile, KeyID: fl.oauth.KeyID, Scopes: slices.Clone(fl.oauth.Scopes)}
-	h, err := fl.discover(ctx, rec)
+	md, err := fl.tokenEndpoint(ctx, &rec, "")
 	if err != nil {
-		return err
-	}
-	rec.AuthServerMetadata = fl.metadataURL
-	md, err := h.GetServerMetadata(ctx)
-	if err != nil {
-		return err
-	}
-	rec.Issuer = md.Issuer
-	if err := fl.useDPoP(md, "", &rec); err != nil {
 		return err
 	}
 	tok, err := fetchClientCredentials(ctx, fl.client, md, rec)
@@ -132,6 +123,27 @@ func (fl *loginFlow) clientCredentials(ctx context.Context) error {
 	}
 	rec.Token, rec.SavedAt = *tok, time.Now().UTC()
 	return writeRecord(fl.file.path, rec)
+}
+
+// tokenEndpoint finds the authorization server of a grant without a
+// browser (client credentials, jwt-bearer): its metadata, which rec
+// records (document, issuer), and DPoP when the server or the challenge
+// asks for it.
+func (fl *loginFlow) tokenEndpoint(ctx context.Context, rec *tokenRecord, challenge string) (*transport.AuthServerMetadata, error) {
+	h, err := fl.discover(ctx, *rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.AuthServerMetadata = fl.metadataURL
+	md, err := h.GetServerMetadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec.Issuer = md.Issuer
+	if err := fl.useDPoP(md, challenge, rec); err != nil {
+		return nil, err
+	}
+	return md, nil
 }
 
 // fetchClientCredentials asks the token endpoint for a token for rec's

@@ -66,17 +66,8 @@ func (fl *loginFlow) crossApp(ctx context.Context) error {
 	if len(rec.Scopes) == 0 {
 		rec.Scopes = strings.Fields(challengeParam(challenge, "scope"))
 	}
-	h, err := fl.discover(ctx, rec)
+	md, err := fl.tokenEndpoint(ctx, &rec, challenge)
 	if err != nil {
-		return err
-	}
-	rec.AuthServerMetadata = fl.metadataURL
-	md, err := h.GetServerMetadata(ctx)
-	if err != nil {
-		return err
-	}
-	rec.Issuer = md.Issuer
-	if err := fl.useDPoP(md, challenge, &rec); err != nil {
 		return err
 	}
 	tok, err := fetchCrossApp(ctx, fl.client, md, rec, ca.IDToken)
