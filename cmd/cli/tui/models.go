@@ -187,15 +187,10 @@ func (m *Model) orientKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	}
+	if pickerMove(k.String(), &o.sel, len(o.list)) {
+		return nil, true
+	}
 	switch k.String() {
-	case "up", "k":
-		if o.sel > 0 {
-			o.sel--
-		}
-	case "down", "j":
-		if o.sel < len(o.list)-1 {
-			o.sel++
-		}
 	case "esc", "ctrl+c", "q":
 		o.picking = false
 	case "enter":

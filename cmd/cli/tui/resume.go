@@ -108,18 +108,31 @@ func (m *Model) switchSession(s SessionInfo) tea.Cmd {
 	return tea.Quit
 }
 
+// pickerMove moves a picker's selection among n rows for up/k and
+// down/j; false for any other key.
+func pickerMove(key string, sel *int, n int) bool {
+	switch key {
+	case "up", "k":
+		if *sel > 0 {
+			*sel--
+		}
+	case "down", "j":
+		if *sel < n-1 {
+			*sel++
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // resumeKey is the picker's keys.
 func (m *Model) resumeKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	r := &m.cmds.resume
+	if pickerMove(k.String(), &r.sel, len(r.list)) {
+		return nil, true
+	}
 	switch k.String() {
-	case "up", "k":
-		if r.sel > 0 {
-			r.sel--
-		}
-	case "down", "j":
-		if r.sel < len(r.list)-1 {
-			r.sel++
-		}
 	case "esc", "ctrl+c", "q":
 		r.open = false
 	case "enter":
